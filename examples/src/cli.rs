@@ -1,0 +1,27 @@
+//! The command line every example server shares: `NAME stdio` or `NAME http HOST:PORT`.
+
+use mcp::Server;
+
+/// Serve `server` as the command line says; returns the process exit code.
+pub async fn run(server: Server) -> std::process::ExitCode {
+    crate::init_logging();
+    let args: Vec<String> = std::env::args().collect();
+    let program = args.first().map(String::as_str).unwrap_or("server");
+    match args.get(1).map(String::as_str) {
+        Some("stdio") | None => match server.serve_stdio().await {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!(error = %e, "stdio transport failed");
+                std::process::ExitCode::FAILURE
+            }
+        },
+        Some("http") => {
+            eprintln!("{program}: the Streamable HTTP transport is not available yet; use `{program} stdio`");
+            std::process::ExitCode::from(2)
+        }
+        Some(other) => {
+            eprintln!("usage: {program} stdio | {program} http HOST:PORT (unknown mode {other:?})");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The error a handler returns: a JSON-RPC error with a code, a message and optional data.
+
+use serde_json::{Value, json};
+
+use crate::protocol::{ClientCapabilities, ErrorCode, ErrorObject, SUPPORTED_MODERN_VERSIONS};
+
+/// A protocol-level error, sent to the client as a JSON-RPC error response.
+///
+/// Tool failures the model should see are not errors: return a
+/// [`CallToolResult::error`](crate::protocol::CallToolResult::error) instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    /// The JSON-RPC error code (see [`ErrorCode`]).
+    pub code: i32,
+    /// A message safe to show the client.
+    pub message: String,
+    /// Structured detail.
+    pub data: Option<Value>,
+}
+
+impl Error {
+    /// An error with a code and a message.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        Error { code, message: message.into(), data: None }
+    }
+
+    /// Attach structured data.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32602` Invalid params.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::INVALID_PARAMS, message)
+    }
+
+    /// `-32601` for a method this server does not serve.
+    pub fn method_not_found(method: &str) -> Self {
+        Error::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// `-32603` Internal error.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::INTERNAL_ERROR, message)
+    }
+
+    /// `-32602` for a tool name the server does not know.
+    pub fn unknown_tool(name: &str) -> Self {
+        Error::invalid_params(format!("Unknown tool: {name}"))
+    }
+
+    /// `-32602` for a prompt name the server does not know.
+    pub fn unknown_prompt(name: &str) -> Self {
+        Error::invalid_params(format!("Unknown prompt: {name}"))
+    }
+
+    /// `-32602` "Resource not found" with `data.uri` (2026-07-28 replaces `-32002`).
+    pub fn resource_not_found(uri: &str) -> Self {
+        Error::invalid_params("Resource not found").with_data(json!({ "uri": uri }))
+    }
+
+    /// `-32022` with `data.supported` and `data.requested`.
+    pub fn unsupported_protocol_version(requested: &str) -> Self {
+        Error::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            .with_data(json!({ "supported": SUPPORTED_MODERN_VERSIONS, "requested": requested }))
+    }
+
+    /// `-32021` with `data.requiredCapabilities`.
+    pub fn missing_client_capability(message: impl Into<String>, required: &ClientCapabilities) -> Self {
+        let required = serde_json::to_value(required).unwrap_or_else(|_| json!({}));
+        Error::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// `-32020` Header mismatch.
+    pub fn header_mismatch(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::HEADER_MISMATCH, message)
+    }
+
+    /// The wire form.
+    pub fn to_object(&self) -> ErrorObject {
+        ErrorObject { code: self.code, message: self.message.clone(), data: self.data.clone() }
+    }
+}
+
+impl From<ErrorObject> for Error {
+    fn from(value: ErrorObject) -> Self {
+        Error { code: value.code, message: value.message, data: value.data }
+    }
+}
+
+impl From<Error> for ErrorObject {
+    fn from(value: Error) -> Self {
+        ErrorObject { code: value.code, message: value.message, data: value.data }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,23 @@
+//! # mcp
+//!
+//! A framework for writing [Model Context Protocol](https://modelcontextprotocol.io) servers
+//! (and, soon, clients) in Rust. It serves MCP 2026-07-28 (stateless, per-request `_meta`,
+//! multi round-trip requests) and 2025-11-25 (the `initialize` handshake and
+//! server-to-client requests) from the same server.
+//!
+//! - [`protocol`]: the wire model.
+//! - [`server`]: the low-level [`Server`](server::Server) and its dispatcher.
+//! - [`transport`]: stdio and an in-memory pairing.
+//! - [`client`]: a raw JSON-RPC peer for driving a server (tests, tools).
+
+pub mod client;
+pub mod error;
+pub mod protocol;
+pub mod server;
+pub mod transport;
+
+pub use error::Error;
+pub use server::{RequestContext, Server};
+
+/// Re-exported so users need one dependency.
+pub use serde_json;

@@ -1,0 +1,290 @@
+//! The JSON-RPC 2.0 envelope: ids, requests, notifications, responses and errors.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::JsonObject;
+
+/// The only JSON-RPC version MCP speaks.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A JSON-RPC request id: a string or a number (never null in a request).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// A numeric id, kept as written (integers and floats alike).
+    Number(serde_json::Number),
+    /// A string id.
+    String(String),
+}
+
+impl From<i64> for RequestId {
+    fn from(value: i64) -> Self {
+        RequestId::Number(value.into())
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(value: &str) -> Self {
+        RequestId::String(value.to_owned())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(value: String) -> Self {
+        RequestId::String(value)
+    }
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// Marker that serializes as `"2.0"` and accepts nothing else.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(JSONRPC_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        if s == JSONRPC_VERSION { Ok(JsonRpcVersion) } else { Err(serde::de::Error::custom("jsonrpc must be \"2.0\"")) }
+    }
+}
+
+/// A request: it has an id and expects exactly one response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcRequest<P = JsonObject> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id the response must echo.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: String,
+    /// The parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+/// A notification: no id, no response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcNotification<P = JsonObject> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The method name, e.g. `notifications/progress`.
+    pub method: String,
+    /// The parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+impl<P> JsonRpcNotification<P> {
+    /// A notification of `method` with `params`.
+    pub fn new(method: impl Into<String>, params: Option<P>) -> Self {
+        JsonRpcNotification { jsonrpc: JsonRpcVersion, method: method.into(), params }
+    }
+}
+
+/// A successful response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcResultResponse<R = Value> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result.
+    pub result: R,
+}
+
+/// An error response. The id is absent only when the request's id could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcErrorResponse {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
+impl JsonRpcErrorResponse {
+    /// An error response for `id`.
+    pub fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
+        JsonRpcErrorResponse { jsonrpc: JsonRpcVersion, id, error }
+    }
+}
+
+/// The `error` member of an error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code; see [`ErrorCode`].
+    pub code: i32,
+    /// A short human-readable message.
+    pub message: String,
+    /// Structured detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// Error codes defined by JSON-RPC 2.0 and MCP 2026-07-28.
+pub struct ErrorCode;
+
+impl ErrorCode {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters, missing `_meta`, unknown tool or prompt, resource not found.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// An HTTP header is missing, malformed, or does not match the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// The server needs a client capability this request did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// The request's protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// A decoded message of any kind, with its params or result left as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonRpcMessage {
+    /// A request.
+    Request(JsonRpcRequest),
+    /// A notification.
+    Notification(JsonRpcNotification),
+    /// A successful response.
+    Result(JsonRpcResultResponse),
+    /// An error response.
+    Error(JsonRpcErrorResponse),
+}
+
+impl Serialize for JsonRpcMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            JsonRpcMessage::Request(m) => m.serialize(serializer),
+            JsonRpcMessage::Notification(m) => m.serialize(serializer),
+            JsonRpcMessage::Result(m) => m.serialize(serializer),
+            JsonRpcMessage::Error(m) => m.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        JsonRpcMessage::from_value(value).map_err(|e| serde::de::Error::custom(e.message))
+    }
+}
+
+impl JsonRpcMessage {
+    /// Classify a JSON value as a message, or say why it is not one.
+    ///
+    /// The error carries the code a server answers with (`-32600` for anything that is
+    /// not a well-formed message) and the request id when one could be read.
+    pub fn from_value(value: Value) -> Result<Self, Box<DecodeError>> {
+        let Value::Object(mut obj) = value else {
+            let message = if value.is_array() {
+                "Invalid Request: batches are not supported; send one JSON-RPC message at a time"
+            } else {
+                "Invalid Request: a JSON-RPC message must be a JSON object"
+            };
+            return Err(Box::new(DecodeError::invalid(None, message)));
+        };
+        let id = match obj.get("id") {
+            None => None,
+            Some(Value::String(s)) => Some(RequestId::String(s.clone())),
+            Some(Value::Number(n)) => Some(RequestId::Number(n.clone())),
+            Some(Value::Null) if obj.contains_key("error") => None,
+            Some(_) => {
+                return Err(Box::new(DecodeError::invalid(None, "Invalid Request: id must be a string or a number")));
+            }
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+            return Err(Box::new(DecodeError::invalid(id, "Invalid Request: jsonrpc must be \"2.0\"")));
+        }
+        let params = match obj.remove("params") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(p)) => Some(p),
+            Some(_) => {
+                return Err(Box::new(DecodeError {
+                    id,
+                    code: ErrorCode::INVALID_PARAMS,
+                    message: "Invalid params: params must be a JSON object".into(),
+                    method: obj.get("method").and_then(Value::as_str).map(str::to_owned),
+                }));
+            }
+        };
+        if let Some(method) = obj.get("method") {
+            let Some(method) = method.as_str() else {
+                return Err(Box::new(DecodeError::invalid(id, "Invalid Request: method must be a string")));
+            };
+            let method = method.to_owned();
+            return Ok(match id {
+                Some(id) => JsonRpcMessage::Request(JsonRpcRequest { jsonrpc: JsonRpcVersion, id, method, params }),
+                None => JsonRpcMessage::Notification(JsonRpcNotification::new(method, params)),
+            });
+        }
+        if let Some(error) = obj.remove("error") {
+            let error: ErrorObject = serde_json::from_value(error)
+                .map_err(|_| DecodeError::invalid(id.clone(), "Invalid Request: malformed error object"))?;
+            return Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(id, error)));
+        }
+        if let (Some(id), Some(result)) = (id.clone(), obj.remove("result")) {
+            return Ok(JsonRpcMessage::Result(JsonRpcResultResponse { jsonrpc: JsonRpcVersion, id, result }));
+        }
+        Err(Box::new(DecodeError::invalid(id, "Invalid Request: expected a request, a notification or a response")))
+    }
+}
+
+/// Why bytes could not be decoded as a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    /// The request id, when it could be read.
+    pub id: Option<RequestId>,
+    /// The JSON-RPC error code to answer with.
+    pub code: i32,
+    /// A message safe to send back to the peer.
+    pub message: String,
+    /// The method, when it could be read.
+    pub method: Option<String>,
+}
+
+impl DecodeError {
+    fn invalid(id: Option<RequestId>, message: &str) -> Self {
+        DecodeError { id, code: ErrorCode::INVALID_REQUEST, message: message.to_owned(), method: None }
+    }
+
+    /// The error object to send back.
+    pub fn to_error_object(&self) -> ErrorObject {
+        ErrorObject { code: self.code, message: self.message.clone(), data: None }
+    }
+}
+
+/// Decode one message from text.
+///
+/// Malformed JSON is a `-32700` parse error; JSON that is not a message is `-32600`.
+pub fn decode_message(text: &str) -> Result<JsonRpcMessage, Box<DecodeError>> {
+    let value: Value = serde_json::from_str(text).map_err(|_| {
+        Box::new(DecodeError {
+            id: None,
+            code: ErrorCode::PARSE_ERROR,
+            message: "Parse error: Invalid JSON".into(),
+            method: None,
+        })
+    })?;
+    JsonRpcMessage::from_value(value)
+}

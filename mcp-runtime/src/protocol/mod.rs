@@ -1,0 +1,42 @@
+//! The protocol model: every message of MCP 2026-07-28 and the legacy 2025-11-25
+//! lifecycle, as serde types that round-trip the spec's canonical examples.
+//!
+//! Results carry `resultType`; for legacy sessions the server strips it on the way out.
+
+mod capabilities;
+mod common;
+mod completion;
+mod content;
+mod discover;
+mod elicitation;
+mod jsonrpc;
+mod meta;
+pub mod methods;
+mod mrtr;
+mod notifications;
+pub(crate) mod number;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod tag;
+mod tools;
+
+pub use capabilities::*;
+pub use common::*;
+pub use completion::*;
+pub use content::*;
+pub use discover::*;
+pub use elicitation::*;
+pub use jsonrpc::*;
+pub use meta::*;
+pub use mrtr::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use tools::*;
+
+/// An opaque pagination cursor.
+pub type Cursor = String;

@@ -1,0 +1,169 @@
+//! Tools: definitions, `tools/list` and `tools/call`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{CacheScope, Cursor};
+use super::{ContentBlock, Icon, InputResponses, JsonObject, Meta, RequestMeta, ResultType};
+
+/// A tool the model can call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Programmatic name (1–128 characters of `[A-Za-z0-9_.-]`).
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments; its root is `type: object`.
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl Tool {
+    /// A tool with a name, a description and an input schema.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        let input_schema = match input_schema {
+            Value::Object(map) => map,
+            _ => {
+                let mut map = JsonObject::new();
+                map.insert("type".into(), Value::String("object".into()));
+                map
+            }
+        };
+        Tool { name: name.into(), description: Some(description.into()), input_schema, ..Default::default() }
+    }
+}
+
+/// Hints about a tool's behaviour. Untrusted unless the server is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeated calls with the same arguments have no further effect (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// Parameters of list requests (`tools/list`, `prompts/list`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PaginatedParams {
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+    /// Where to continue, from a previous `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Cursor>,
+}
+
+/// The result of `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The tools.
+    pub tools: Vec<Tool>,
+    /// Cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// How long the client may cache this, in milliseconds (the server fills a default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may cache this (the server fills a default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl ListToolsResult {
+    /// A complete list.
+    pub fn new(tools: Vec<Tool>) -> Self {
+        ListToolsResult { tools, ..Default::default() }
+    }
+}
+
+/// Parameters of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolParams {
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+    /// The tool to call.
+    pub name: String,
+    /// The arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// Answers to the previous round's `inputRequests`, under the same keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<InputResponses>,
+    /// The previous round's `requestState`, echoed unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+}
+
+/// The result of a tool call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Unstructured content.
+    pub content: Vec<ContentBlock>,
+    /// Structured content (any JSON value), matching the tool's `outputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed (a result the model can see, not a protocol error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl CallToolResult {
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        CallToolResult { content: vec![ContentBlock::text(text)], ..Default::default() }
+    }
+
+    /// A successful result with these blocks.
+    pub fn content(content: Vec<ContentBlock>) -> Self {
+        CallToolResult { content, ..Default::default() }
+    }
+
+    /// A failed result (`isError: true`) with one text block.
+    pub fn error(text: impl Into<String>) -> Self {
+        CallToolResult { content: vec![ContentBlock::text(text)], is_error: Some(true), ..Default::default() }
+    }
+}

@@ -1,0 +1,160 @@
+//! What a handler knows about its request, and what it can send back besides the result.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::session::Session;
+use crate::Error;
+use crate::protocol::{
+    ClientCapabilities, ElicitRequestParams, ElicitResult, Implementation, InputRequest, InputResponse,
+    JsonRpcNotification, ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken, RequestId,
+    methods,
+};
+
+/// The request a handler is serving.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+pub(crate) struct ContextInner {
+    pub(crate) id: RequestId,
+    pub(crate) protocol_version: String,
+    pub(crate) legacy: bool,
+    pub(crate) client_capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<Implementation>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) session: Arc<Session>,
+    pub(crate) notifications: mpsc::Sender<String>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .field("protocol_version", &self.inner.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(inner: ContextInner) -> Self {
+        RequestContext { inner: Arc::new(inner) }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The protocol version this request is served under.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol_version
+    }
+
+    /// Whether the request belongs to a legacy (`initialize`, 2025-11-25) session.
+    pub fn is_legacy(&self) -> bool {
+        self.inner.legacy
+    }
+
+    /// The client's capabilities: per request in 2026-07-28, per session in legacy sessions.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The client's self-reported name and version, if sent.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+
+    async fn notify<P: serde::Serialize>(&self, method: &str, params: P) {
+        match serde_json::to_string(&JsonRpcNotification::new(method, Some(params))) {
+            Ok(frame) => {
+                if self.inner.notifications.send(frame).await.is_err() {
+                    tracing::debug!("notification dropped: connection closed");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not encode a notification"),
+        }
+    }
+
+    /// Report progress, if the client asked for it with a `progressToken`.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = self.inner.progress_token.clone() else {
+            return;
+        };
+        let params = ProgressParams { progress_token: token, progress, total, message, meta: None };
+        self.notify(methods::NOTIFICATION_PROGRESS, params).await;
+    }
+
+    /// Send a log message, if the client opted in at this level or below.
+    ///
+    /// In 2026-07-28 the opt-in is the request's `io.modelcontextprotocol/logLevel`;
+    /// in legacy sessions it is `logging/setLevel` (everything is sent until it is set).
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        let threshold = if self.inner.legacy {
+            self.inner.session.legacy().and_then(|s| s.log_level).or(Some(LoggingLevel::Debug))
+        } else {
+            self.inner.log_level
+        };
+        if threshold.is_none_or(|t| level < t) {
+            return;
+        }
+        let params = LoggingMessageParams { level, logger: logger.map(str::to_owned), data, meta: None };
+        self.notify(methods::NOTIFICATION_MESSAGE, params).await;
+    }
+
+    /// Send a request to the client and wait for the answer (2025-11-25 sessions only).
+    ///
+    /// Under 2026-07-28 a server never calls the client: return an
+    /// [`InputRequiredResult`](crate::protocol::InputRequiredResult) instead. Calling this in a
+    /// modern request, or for a capability the client did not declare, is an error.
+    pub async fn request_input(&self, request: InputRequest) -> Result<InputResponse, Error> {
+        if !self.inner.legacy {
+            return Err(Error::internal(
+                "server-to-client requests exist only in 2025-11-25 sessions; return an InputRequiredResult instead",
+            ));
+        }
+        let caps = &self.inner.client_capabilities;
+        let declared = match &request {
+            InputRequest::Elicit(ElicitRequestParams::Form(_)) => {
+                caps.elicitation.as_ref().is_some_and(|e| e.supports_form())
+            }
+            InputRequest::Elicit(ElicitRequestParams::Url(_)) => {
+                caps.elicitation.as_ref().is_some_and(|e| e.supports_url())
+            }
+            InputRequest::Sample(p) => caps.sampling.as_ref().is_some_and(|s| !p.uses_tools() || s.tools.is_some()),
+            InputRequest::ListRoots(_) => caps.roots.is_some(),
+        };
+        if !declared {
+            return Err(Error::internal(format!("the client did not declare support for {}", request.method())));
+        }
+        let params = request.params_value().map_err(|e| Error::internal(e.to_string()))?;
+        let value = self.inner.session.request_client(request.method(), params).await?;
+        let parsed = match request {
+            InputRequest::Elicit(_) => serde_json::from_value(value).map(InputResponse::Elicit),
+            InputRequest::Sample(_) => serde_json::from_value(value).map(InputResponse::Sample),
+            InputRequest::ListRoots(_) => serde_json::from_value(value).map(InputResponse::ListRoots),
+        };
+        parsed.map_err(|e| Error::internal(format!("the client's answer is malformed: {e}")))
+    }
+
+    /// Ask the user through `elicitation/create` (2025-11-25 sessions only).
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, Error> {
+        match self.request_input(InputRequest::Elicit(params)).await? {
+            InputResponse::Elicit(result) => Ok(result),
+            _ => Err(Error::internal("the client's answer is not an elicitation result")),
+        }
+    }
+
+    /// Ask for the client's roots through `roots/list` (2025-11-25 sessions only).
+    pub async fn list_roots(&self) -> Result<ListRootsResult, Error> {
+        match self.request_input(InputRequest::ListRoots(None)).await? {
+            InputResponse::ListRoots(result) => Ok(result),
+            _ => Err(Error::internal("the client's answer is not a roots list")),
+        }
+    }
+}

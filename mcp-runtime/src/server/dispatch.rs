@@ -1,0 +1,299 @@
+//! Routing one request: which era it belongs to, whether it is well formed, which
+//! handler serves it.
+//!
+//! - A request whose `_meta` names a protocol version is served statelessly under
+//!   2026-07-28, whatever happened before on the connection.
+//! - `initialize` without that `_meta` opens a legacy (2025-11-25) session on the connection;
+//!   later requests without modern `_meta` are served under it.
+//! - Anything else is validated as a modern request and fails with `-32602`.
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::context::{ContextInner, RequestContext};
+use super::results::{Reply, finish_legacy, finish_modern};
+use super::session::{LegacyState, Session};
+use super::{Server, ServerInner};
+use crate::Error;
+use crate::protocol::{
+    ClientCapabilities, DiscoverResult, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest,
+    LoggingLevel, Outcome, ProgressToken, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, keys,
+    methods,
+};
+
+/// The methods a handler can serve, in both eras.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Discover,
+    ListTools,
+    CallTool,
+    ListPrompts,
+    GetPrompt,
+    ListResources,
+    ListResourceTemplates,
+    ReadResource,
+    Complete,
+}
+
+impl Route {
+    /// The route for `method`, if this server has a handler for it.
+    fn find(server: &ServerInner, method: &str, modern: bool) -> Option<Route> {
+        let h = &server.handlers;
+        let (route, available) = match method {
+            methods::SERVER_DISCOVER if modern => (Route::Discover, true),
+            methods::TOOLS_LIST => (Route::ListTools, h.list_tools.is_some()),
+            methods::TOOLS_CALL => (Route::CallTool, h.call_tool.is_some()),
+            methods::PROMPTS_LIST => (Route::ListPrompts, h.list_prompts.is_some()),
+            methods::PROMPTS_GET => (Route::GetPrompt, h.get_prompt.is_some()),
+            methods::RESOURCES_LIST => (Route::ListResources, h.list_resources.is_some()),
+            methods::RESOURCES_TEMPLATES_LIST => (Route::ListResourceTemplates, h.list_resource_templates.is_some()),
+            methods::RESOURCES_READ => (Route::ReadResource, h.read_resource.is_some()),
+            methods::COMPLETION_COMPLETE => (Route::Complete, h.complete.is_some()),
+            _ => return None,
+        };
+        available.then_some(route)
+    }
+}
+
+fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
+    params.and_then(|p| p.get("_meta")).and_then(Value::as_object)
+}
+
+fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, Error> {
+    serde_json::from_value(Value::Object(params.unwrap_or_default()))
+        .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
+}
+
+impl Server {
+    /// Serve one request on `session` and return its result or error.
+    ///
+    /// Notifications about the request (progress, log messages) go to `notifications`.
+    /// Transports call this; most users never do.
+    pub async fn handle_request(
+        &self,
+        session: &Arc<Session>,
+        request: JsonRpcRequest,
+        notifications: mpsc::Sender<String>,
+    ) -> Result<Value, Error> {
+        let JsonRpcRequest { id, method, params, .. } = request;
+        let modern = meta_of(params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
+        if !modern {
+            if method == methods::INITIALIZE {
+                return self.initialize(session, params);
+            }
+            if method == methods::PING {
+                return Ok(json!({}));
+            }
+            if let Some(state) = session.legacy() {
+                return self.legacy_request(session, state, id, &method, params, notifications).await;
+            }
+        }
+        self.modern_request(session, id, &method, params, notifications).await
+    }
+
+    async fn modern_request(
+        &self,
+        session: &Arc<Session>,
+        id: crate::protocol::RequestId,
+        method: &str,
+        params: Option<JsonObject>,
+        notifications: mpsc::Sender<String>,
+    ) -> Result<Value, Error> {
+        let server = self.inner();
+        let Some(route) = Route::find(server, method, true) else {
+            return Err(Error::method_not_found(method));
+        };
+        let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
+        let ctx = RequestContext::new(ContextInner {
+            id,
+            protocol_version: meta.version,
+            legacy: false,
+            client_capabilities: meta.capabilities,
+            client_info: meta.client_info,
+            progress_token: meta.progress_token,
+            log_level: meta.log_level,
+            session: Arc::clone(session),
+            notifications,
+        });
+        let reply = self.run(route, ctx.clone(), params).await?;
+        finish_modern(server, reply, ctx.client_capabilities())
+    }
+
+    async fn legacy_request(
+        &self,
+        session: &Arc<Session>,
+        state: LegacyState,
+        id: crate::protocol::RequestId,
+        method: &str,
+        params: Option<JsonObject>,
+        notifications: mpsc::Sender<String>,
+    ) -> Result<Value, Error> {
+        if method == methods::LOGGING_SET_LEVEL {
+            let p: SetLevelParams = parse(params)?;
+            session.set_log_level(p.level);
+            return Ok(json!({}));
+        }
+        let Some(route) = Route::find(self.inner(), method, false) else {
+            return Err(Error::method_not_found(method));
+        };
+        let progress_token = meta_of(params.as_ref())
+            .and_then(|m| m.get(keys::PROGRESS_TOKEN))
+            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        let ctx = RequestContext::new(ContextInner {
+            id,
+            protocol_version: state.version,
+            legacy: true,
+            client_capabilities: state.client_capabilities,
+            client_info: Some(state.client_info),
+            progress_token,
+            log_level: state.log_level,
+            session: Arc::clone(session),
+            notifications,
+        });
+        let reply = self.run(route, ctx, params).await?;
+        finish_legacy(reply)
+    }
+
+    fn initialize(&self, session: &Session, params: Option<JsonObject>) -> Result<Value, Error> {
+        let p: InitializeParams = parse(params)?;
+        let version = if SUPPORTED_LEGACY_VERSIONS.contains(&p.protocol_version.as_str()) {
+            p.protocol_version.clone()
+        } else {
+            SUPPORTED_LEGACY_VERSIONS[0].to_owned()
+        };
+        tracing::debug!(client = %p.client_info.name, %version, "legacy session initialized");
+        session.set_legacy(LegacyState {
+            version: version.clone(),
+            client_capabilities: p.capabilities,
+            client_info: p.client_info,
+            log_level: None,
+        });
+        let server = self.inner();
+        let result = InitializeResult {
+            protocol_version: version,
+            capabilities: server.capabilities.clone(),
+            server_info: server.info.clone(),
+            instructions: server.instructions.clone(),
+            meta: None,
+        };
+        serde_json::to_value(result).map_err(|e| Error::internal(e.to_string()))
+    }
+
+    async fn run(&self, route: Route, ctx: RequestContext, params: Option<JsonObject>) -> Result<Reply, Error> {
+        let server = self.inner();
+        let h = &server.handlers;
+        // `Route::find` only returns routes whose handler is set.
+        let missing = || Error::internal("handler missing");
+        match route {
+            Route::Discover => {
+                let result = DiscoverResult {
+                    supported_versions: SUPPORTED_MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+                    capabilities: server.capabilities.clone(),
+                    instructions: server.instructions.clone(),
+                    ..Default::default()
+                };
+                Reply::cacheable(&result)
+            }
+            Route::ListTools => {
+                Reply::cacheable(&h.list_tools.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
+            }
+            Route::ListPrompts => {
+                Reply::cacheable(&h.list_prompts.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
+            }
+            Route::ListResources => {
+                Reply::cacheable(&h.list_resources.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
+            }
+            Route::ListResourceTemplates => {
+                Reply::cacheable(&h.list_resource_templates.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
+            }
+            Route::Complete => Reply::plain(&h.complete.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?),
+            Route::CallTool => match h.call_tool.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
+                Outcome::Complete(result) => Reply::plain(&result),
+                Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
+            },
+            Route::GetPrompt => match h.get_prompt.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
+                Outcome::Complete(result) => Reply::plain(&result),
+                Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
+            },
+            Route::ReadResource => match h.read_resource.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
+                Outcome::Complete(result) => {
+                    if result.contents.is_empty() {
+                        tracing::warn!("resources/read handler returned no contents");
+                        return Err(Error::internal("Handler returned an invalid result"));
+                    }
+                    Reply::cacheable(&result)
+                }
+                Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
+            },
+        }
+    }
+}
+
+/// The reserved `_meta` fields of a modern request, validated.
+struct ModernMeta {
+    version: String,
+    capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    progress_token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+}
+
+impl ModernMeta {
+    fn validate(meta: Option<&JsonObject>) -> Result<ModernMeta, Error> {
+        let Some(meta) = meta else {
+            return Err(Error::invalid_params("Invalid params: missing required _meta"));
+        };
+        let version = match meta.get(keys::PROTOCOL_VERSION) {
+            Some(Value::String(v)) => v.clone(),
+            Some(_) => {
+                return Err(Error::invalid_params(format!(
+                    "Invalid params: _meta[\"{}\"] must be a string",
+                    keys::PROTOCOL_VERSION
+                )));
+            }
+            None => {
+                return Err(Error::invalid_params(format!(
+                    "Invalid params: missing _meta[\"{}\"]",
+                    keys::PROTOCOL_VERSION
+                )));
+            }
+        };
+        if !SUPPORTED_MODERN_VERSIONS.contains(&version.as_str()) {
+            return Err(Error::unsupported_protocol_version(&version));
+        }
+        let capabilities = match meta.get(keys::CLIENT_CAPABILITIES) {
+            Some(caps) => serde_json::from_value(caps.clone()).map_err(|e| {
+                Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_CAPABILITIES))
+            })?,
+            None => {
+                return Err(Error::invalid_params(format!(
+                    "Invalid params: missing _meta[\"{}\"]",
+                    keys::CLIENT_CAPABILITIES
+                )));
+            }
+        };
+        let client_info = match meta.get(keys::CLIENT_INFO) {
+            Some(info) => Some(serde_json::from_value(info.clone()).map_err(|e| {
+                Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_INFO))
+            })?),
+            None => None,
+        };
+        let log_level =
+            match meta.get(keys::LOG_LEVEL) {
+                Some(level) => Some(serde_json::from_value(level.clone()).map_err(|e| {
+                    Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::LOG_LEVEL))
+                })?),
+                None => None,
+            };
+        let progress_token = match meta.get(keys::PROGRESS_TOKEN) {
+            Some(token) => Some(serde_json::from_value(token.clone()).map_err(|_| {
+                Error::invalid_params("Invalid params: _meta.progressToken must be a string or a number")
+            })?),
+            None => None,
+        };
+        Ok(ModernMeta { version, capabilities, client_info, progress_token, log_level })
+    }
+}

@@ -1,0 +1,155 @@
+//! Per-connection state: the legacy handshake, in-flight requests (for cancellation)
+//! and the server's own outstanding requests to the client (2025-11-25 only).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use crate::Error;
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, Implementation, JsonRpcRequest, JsonRpcVersion, LoggingLevel, RequestId,
+};
+
+/// What a legacy (`initialize`) session negotiated.
+#[derive(Debug, Clone)]
+pub(crate) struct LegacyState {
+    pub(crate) version: String,
+    pub(crate) client_capabilities: ClientCapabilities,
+    pub(crate) client_info: Implementation,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+type Pending = oneshot::Sender<Result<Value, ErrorObject>>;
+
+/// One connection's state: a stdio process, an in-memory pair, or (later) an HTTP session.
+pub struct Session {
+    outbound: mpsc::Sender<String>,
+    legacy: Mutex<Option<LegacyState>>,
+    pending: Mutex<HashMap<RequestId, Pending>>,
+    next_id: AtomicU64,
+    in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Session {
+    /// A session whose session-wide messages (server-to-client requests) go to `outbound`.
+    pub fn new(outbound: mpsc::Sender<String>) -> Self {
+        Session {
+            outbound,
+            legacy: Mutex::new(None),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn legacy(&self) -> Option<LegacyState> {
+        lock(&self.legacy).clone()
+    }
+
+    pub(crate) fn set_legacy(&self, state: LegacyState) {
+        *lock(&self.legacy) = Some(state);
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        if let Some(state) = lock(&self.legacy).as_mut() {
+            state.log_level = Some(level);
+        }
+    }
+
+    /// Record a running request so `notifications/cancelled` can stop it.
+    /// Returns false when a request with the same id is already running.
+    pub(crate) fn start_request(&self, id: &RequestId, spawn: impl FnOnce() -> AbortHandle) -> bool {
+        let mut in_flight = lock(&self.in_flight);
+        if in_flight.contains_key(id) {
+            return false;
+        }
+        let handle = spawn();
+        in_flight.insert(id.clone(), handle);
+        true
+    }
+
+    pub(crate) fn finish_request(&self, id: &RequestId) {
+        lock(&self.in_flight).remove(id);
+    }
+
+    /// Abort a running request; it sends no response.
+    pub(crate) fn cancel_request(&self, id: &RequestId) -> bool {
+        match lock(&self.in_flight).remove(id) {
+            Some(handle) => {
+                handle.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(crate) fn abort_all(&self) {
+        for (_, handle) in lock(&self.in_flight).drain() {
+            handle.abort();
+        }
+    }
+
+    /// Send a request to the client and wait for its response (legacy sessions only).
+    pub(crate) async fn request_client(&self, method: &str, params: Option<Value>) -> Result<Value, Error> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let guard = PendingGuard { session: self, id: id.clone() };
+        let params = match params {
+            Some(Value::Object(map)) => Some(map),
+            _ => None,
+        };
+        let request = JsonRpcRequest { jsonrpc: JsonRpcVersion, id, method: method.to_owned(), params };
+        let frame = serde_json::to_string(&request).map_err(|e| Error::internal(e.to_string()))?;
+        if self.outbound.send(frame).await.is_err() {
+            return Err(Error::internal("Connection closed"));
+        }
+        let outcome = rx.await.map_err(|_| Error::internal("Connection closed before the client answered"));
+        drop(guard);
+        outcome?.map_err(Error::from)
+    }
+
+    /// Deliver a client's response to the request that awaits it.
+    pub(crate) fn route_response(&self, id: Option<&RequestId>, outcome: Result<Value, ErrorObject>) {
+        let Some(id) = id else {
+            tracing::warn!("dropping a response without an id");
+            return;
+        };
+        match lock(&self.pending).remove(id) {
+            Some(tx) => {
+                let _ = tx.send(outcome);
+            }
+            None => tracing::warn!(%id, "dropping a response to no pending request"),
+        }
+    }
+
+    /// Fail every outstanding server-to-client request (the connection closed).
+    pub(crate) fn fail_pending(&self) {
+        lock(&self.pending).clear();
+    }
+}
+
+struct PendingGuard<'a> {
+    session: &'a Session,
+    id: RequestId,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        lock(&self.session.pending).remove(&self.id);
+    }
+}

@@ -1,0 +1,1 @@
+//! Compile-pass and compile-fail tests for the `mcp` macros live in `tests/`.
