@@ -1,6 +1,7 @@
 //! Shared helpers for the example binaries.
 
 pub mod cli;
+pub mod provisioner;
 
 /// Send logs to stderr (stdout carries MCP messages on stdio), filtered by `RUST_LOG`.
 pub fn init_logging() {

@@ -6,7 +6,7 @@
 //! server-to-client requests) from the same server.
 //!
 //! - [`protocol`]: the wire model.
-//! - [`server`]: the low-level [`Server`](server::Server) and its dispatcher.
+//! - [`server`]: the low-level [`Server`] and its dispatcher.
 //! - [`transport`]: stdio and an in-memory pairing.
 //! - [`client`]: a raw JSON-RPC peer for driving a server (tests, tools).
 
@@ -21,3 +21,8 @@ pub use server::{RequestContext, Server};
 
 /// Re-exported so users need one dependency.
 pub use serde_json;
+
+/// The README's code blocks, compiled as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

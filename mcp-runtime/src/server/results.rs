@@ -43,12 +43,11 @@ impl Reply {
 
 fn add_server_info(server: &ServerInner, result: &mut JsonObject) {
     let meta = result.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
-    if let Value::Object(meta) = meta {
-        if !meta.contains_key(keys::SERVER_INFO) {
-            if let Ok(info) = serde_json::to_value(&server.info) {
-                meta.insert(keys::SERVER_INFO.to_owned(), info);
-            }
-        }
+    if let Value::Object(meta) = meta
+        && !meta.contains_key(keys::SERVER_INFO)
+        && let Ok(info) = serde_json::to_value(&server.info)
+    {
+        meta.insert(keys::SERVER_INFO.to_owned(), info);
     }
 }
 
