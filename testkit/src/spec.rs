@@ -1,71 +1,118 @@
-//! The MCP specification's schemas and examples, as test data.
+//! The MCP specification's schemas and examples, as test data: where they live, and
+//! JSON Schema validators for any of their `$defs`.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
+
+/// The environment variable that overrides where the spec folder is.
+pub const SPEC_DIR_ENV: &str = "MCP_SPEC_DIR";
+
+/// The folder holding one subfolder per spec version (`2026-07-28/schema.json`,
+/// `2026-07-28/examples/...`).
+///
+/// `MCP_SPEC_DIR` when set, else `shared/spec` beside the workspace. Panics with an
+/// explanation when the folder does not exist, so a missing checkout of `shared/`
+/// fails the tests instead of letting them pass with nothing checked.
+pub fn spec_dir() -> PathBuf {
+    let (dir, origin) = match std::env::var_os(SPEC_DIR_ENV) {
+        Some(dir) => (PathBuf::from(dir), format!("from ${SPEC_DIR_ENV}")),
+        None => (
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec")),
+            format!("the default; set ${SPEC_DIR_ENV} to override"),
+        ),
+    };
+    assert!(
+        dir.is_dir(),
+        "MCP spec folder not found at {} ({origin}). These tests need the spec's schema and \
+         examples: check out `shared/` beside the repository or point ${SPEC_DIR_ENV} at its `spec` folder.",
+        dir.display(),
+    );
+    dir
+}
+
+/// The folder of one spec version, e.g. `spec_dir()/2026-07-28`. Panics if it is missing.
+pub fn version_dir(schema_version: &str) -> PathBuf {
+    let dir = spec_dir().join(schema_version);
+    assert!(dir.is_dir(), "MCP spec version folder not found: {}", dir.display());
+    dir
+}
+
+/// The canonical examples of one spec version: `<version>/examples/<TypeName>/*.json`.
+pub fn examples_dir(schema_version: &str) -> PathBuf {
+    let dir = version_dir(schema_version).join("examples");
+    assert!(dir.is_dir(), "MCP spec examples folder not found: {}", dir.display());
+    dir
+}
+
+/// Read and parse a JSON file, panicking with the path on failure.
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid JSON: {e}", path.display()))
+}
+
+/// The parsed `schema.json` of a spec version, loaded once per process.
+pub fn schema(schema_version: &str) -> Arc<Value> {
+    static SCHEMAS: OnceLock<Mutex<HashMap<String, Arc<Value>>>> = OnceLock::new();
+    let mut schemas = SCHEMAS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    schemas
+        .entry(schema_version.to_owned())
+        .or_insert_with(|| Arc::new(read_json(&version_dir(schema_version).join("schema.json"))))
+        .clone()
+}
+
+/// A validator for the definition `def` (a key of `$defs`) of a spec version's schema.
+///
+/// It is the whole schema document with its root `$ref` pointed at `#/$defs/<def>`, so
+/// every other definition stays resolvable. Formats (`uri`, ...) are asserted, not just
+/// annotated. Validators are built once per (version, definition) and cached.
+pub fn validator(schema_version: &str, def: &str) -> jsonschema::Validator {
+    type Cache = Mutex<HashMap<(String, String), jsonschema::Validator>>;
+    static VALIDATORS: OnceLock<Cache> = OnceLock::new();
+    let key = (schema_version.to_owned(), def.to_owned());
+    if let Some(v) = VALIDATORS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return v.clone();
+    }
+    let document = schema(schema_version);
+    assert!(document.pointer(&format!("/$defs/{def}")).is_some(), "schema {schema_version} has no definition {def:?}");
+    let mut root = (*document).clone();
+    let Value::Object(map) = &mut root else {
+        panic!("schema {schema_version} is not a JSON object");
+    };
+    map.insert("$ref".to_owned(), Value::String(format!("#/$defs/{def}")));
+    let built = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&root)
+        .unwrap_or_else(|e| panic!("cannot build a validator for {schema_version} #/$defs/{def}: {e}"));
+    VALIDATORS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(key)
+        .or_insert(built)
+        .clone()
+}
+
+/// Every way `instance` violates `def`, one line each (`<path>: <message>`); empty when valid.
+pub fn schema_errors(schema_version: &str, def: &str, instance: &Value) -> Vec<String> {
+    validator(schema_version, def).iter_errors(instance).map(|e| format!("{}: {e}", e.instance_path())).collect()
+}
 
 /// The modern revision.
 pub const MODERN: &str = "2026-07-28";
 /// The legacy revision.
 pub const LEGACY: &str = "2025-11-25";
 
-/// The folder holding `2026-07-28/` and `2025-11-25/`: `$MCP_SPEC_DIR`, or `shared/spec`
-/// beside the repository. Panics with a clear message when it is missing, so a test
-/// never passes for want of data.
-pub fn spec_dir() -> PathBuf {
-    let dir = match std::env::var_os("MCP_SPEC_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec")),
-    };
-    assert!(
-        dir.join(MODERN).join("schema.json").is_file(),
-        "the MCP spec data is missing at {} (set MCP_SPEC_DIR to the folder holding 2026-07-28/schema.json)",
-        dir.display()
-    );
-    dir
-}
-
-fn schema_document(version: &str) -> Arc<Value> {
-    static DOCS: OnceLock<Mutex<HashMap<String, Arc<Value>>>> = OnceLock::new();
-    let mut docs = DOCS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    Arc::clone(docs.entry(version.to_owned()).or_insert_with(|| {
-        let path = spec_dir().join(version).join("schema.json");
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        Arc::new(serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display())))
-    }))
-}
-
 /// Whether the schema of `version` defines `def`.
 pub fn has_definition(version: &str, def: &str) -> bool {
-    schema_document(version).get("$defs").and_then(|d| d.get(def)).is_some()
-}
-
-/// A validator for the definition `def` (e.g. `CallToolResultResponse`) of revision `version`.
-pub fn validator(version: &str, def: &str) -> Arc<jsonschema::Validator> {
-    type Cache = Mutex<HashMap<(String, String), Arc<jsonschema::Validator>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let key = (version.to_owned(), def.to_owned());
-    if let Some(v) = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Arc::clone(v);
-    }
-    assert!(has_definition(version, def), "schema {version} has no definition {def}");
-    let mut schema = (*schema_document(version)).clone();
-    if let Value::Object(map) = &mut schema {
-        map.insert("$ref".into(), Value::String(format!("#/$defs/{def}")));
-    }
-    let validator =
-        Arc::new(jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("compiling {version} {def}: {e}")));
-    CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&validator));
-    validator
+    schema(version).pointer(&format!("/$defs/{def}")).is_some()
 }
 
 /// Check `instance` against `def` of `version`; the error lists every violation.
 pub fn check(version: &str, def: &str, instance: &Value) -> Result<(), String> {
-    let validator = validator(version, def);
-    let errors: Vec<String> =
-        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors = schema_errors(version, def, instance);
     if errors.is_empty() {
         Ok(())
     } else {

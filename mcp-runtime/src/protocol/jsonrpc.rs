@@ -72,7 +72,9 @@ pub struct JsonRpcRequest<P = JsonObject> {
     /// The method name, e.g. `tools/call`.
     pub method: String,
     /// The parameters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // No `default`: a missing `Option` is `None` anyway, and `default` would make serde
+    // require `P: Default`, ruling out typed params such as `CallToolParams`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
 
@@ -84,7 +86,9 @@ pub struct JsonRpcNotification<P = JsonObject> {
     /// The method name, e.g. `notifications/progress`.
     pub method: String,
     /// The parameters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // No `default`: a missing `Option` is `None` anyway, and `default` would make serde
+    // require `P: Default`, ruling out typed params such as `CallToolParams`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
 
