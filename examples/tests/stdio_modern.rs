@@ -214,6 +214,17 @@ async fn malformed_messages_get_parse_and_invalid_request_errors() {
         assert_eq!(response.get("id").cloned(), echoed_id, "for {line}");
     }
     still_serving(&mut server, 101).await;
+
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    server.send_line(&deep).await;
+    assert_eq!(error_code(&server.next().await), -32700, "nesting beyond the parser's depth limit");
+    let huge =
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"pad":"{}"}}}}"#, "x".repeat(5 << 20));
+    server.send_line(&huge).await;
+    let too_big = server.next().await;
+    assert_eq!(error_code(&too_big), -32600, "a message over the 4 MiB limit");
+    assert!(too_big["error"]["message"].as_str().unwrap_or_default().contains("exceeds"));
+    still_serving(&mut server, 102).await;
 }
 
 #[tokio::test]
