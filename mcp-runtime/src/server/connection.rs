@@ -12,8 +12,8 @@ use super::Server;
 use super::panic::CatchUnwind;
 use super::session::Session;
 use crate::protocol::{
-    CancelledParams, ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification,
-    JsonRpcResultResponse, JsonRpcVersion, RequestId, decode_message, methods,
+    ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcResultResponse, JsonRpcVersion, RequestId,
+    decode_message,
 };
 use crate::transport::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
@@ -78,7 +78,7 @@ impl Server {
             writer.flush().await?;
             Ok::<(), std::io::Error>(())
         });
-        let session = Arc::new(Session::new(tx.clone()));
+        let session = Arc::new(Session::new());
         let mut tasks = JoinSet::new();
         let mut lines = LineReader::new(reader, config.max_message_bytes);
         let read_result = loop {
@@ -151,7 +151,7 @@ impl Server {
                         let _ = tx.send(error_frame(Some(id), error)).await;
                     }
                 }
-                Ok(JsonRpcMessage::Notification(notification)) => handle_notification(&session, notification),
+                Ok(JsonRpcMessage::Notification(notification)) => session.handle_notification(notification),
                 Ok(JsonRpcMessage::Result(response)) => session.route_response(Some(&response.id), Ok(response.result)),
                 Ok(JsonRpcMessage::Error(response)) => {
                     session.route_response(response.id.as_ref(), Err(response.error))
@@ -173,27 +173,5 @@ impl Server {
             _ => {}
         }
         read_result
-    }
-}
-
-fn handle_notification(session: &Session, notification: JsonRpcNotification) {
-    match notification.method.as_str() {
-        methods::NOTIFICATION_CANCELLED => {
-            let params = serde_json::from_value::<CancelledParams>(serde_json::Value::Object(
-                notification.params.unwrap_or_default(),
-            ));
-            match params {
-                Ok(CancelledParams { request_id: Some(id), .. }) => {
-                    if session.cancel_request(&id) {
-                        tracing::debug!(%id, "request cancelled by the client");
-                    }
-                }
-                _ => tracing::debug!("ignoring a malformed notifications/cancelled"),
-            }
-        }
-        methods::NOTIFICATION_INITIALIZED => {
-            tracing::debug!("client sent notifications/initialized")
-        }
-        other => tracing::debug!(method = other, "ignoring a notification"),
     }
 }

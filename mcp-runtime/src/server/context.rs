@@ -29,6 +29,7 @@ pub(crate) struct ContextInner {
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) session: Arc<Session>,
     pub(crate) notifications: mpsc::Sender<String>,
+    pub(crate) server: crate::Server,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -43,6 +44,23 @@ impl std::fmt::Debug for RequestContext {
 impl RequestContext {
     pub(crate) fn new(inner: ContextInner) -> Self {
         RequestContext { inner: Arc::new(inner) }
+    }
+
+    /// A context for the server's own calls to its handlers (no client behind it).
+    pub(crate) fn internal(server: crate::Server) -> Self {
+        let (notifications, _) = mpsc::channel(1);
+        RequestContext::new(ContextInner {
+            id: RequestId::from("internal"),
+            protocol_version: crate::protocol::LATEST_PROTOCOL_VERSION.to_owned(),
+            legacy: false,
+            client_capabilities: ClientCapabilities::default(),
+            client_info: None,
+            progress_token: None,
+            log_level: None,
+            session: Arc::new(Session::new()),
+            notifications,
+            server,
+        })
     }
 
     /// The JSON-RPC id of the request.
@@ -70,15 +88,29 @@ impl RequestContext {
         self.inner.client_info.as_ref()
     }
 
-    async fn notify<P: serde::Serialize>(&self, method: &str, params: P) {
+    /// Send a notification about this request on its response stream.
+    ///
+    /// Returns false when the client is gone. Most handlers use [`progress`](Self::progress)
+    /// or [`log`](Self::log) instead.
+    pub async fn send_notification<P: serde::Serialize>(&self, method: &str, params: &P) -> bool {
         match serde_json::to_string(&JsonRpcNotification::new(method, Some(params))) {
             Ok(frame) => {
-                if self.inner.notifications.send(frame).await.is_err() {
+                let sent = self.inner.notifications.send(frame).await.is_ok();
+                if !sent {
                     tracing::debug!("notification dropped: connection closed");
                 }
+                sent
             }
-            Err(e) => tracing::warn!(error = %e, "could not encode a notification"),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not encode a notification");
+                false
+            }
         }
+    }
+
+    /// The server serving this request (to announce list changes, for example).
+    pub fn server(&self) -> &crate::Server {
+        &self.inner.server
     }
 
     /// Report progress, if the client asked for it with a `progressToken`.
@@ -87,7 +119,7 @@ impl RequestContext {
             return;
         };
         let params = ProgressParams { progress_token: token, progress, total, message, meta: None };
-        self.notify(methods::NOTIFICATION_PROGRESS, params).await;
+        self.send_notification(methods::NOTIFICATION_PROGRESS, &params).await;
     }
 
     /// Send a log message, if the client opted in at this level or below.
@@ -104,7 +136,7 @@ impl RequestContext {
             return;
         }
         let params = LoggingMessageParams { level, logger: logger.map(str::to_owned), data, meta: None };
-        self.notify(methods::NOTIFICATION_MESSAGE, params).await;
+        self.send_notification(methods::NOTIFICATION_MESSAGE, &params).await;
     }
 
     /// Send a request to the client and wait for the answer (2025-11-25 sessions only).
@@ -133,7 +165,7 @@ impl RequestContext {
             return Err(Error::internal(format!("the client did not declare support for {}", request.method())));
         }
         let params = request.params_value().map_err(|e| Error::internal(e.to_string()))?;
-        let value = self.inner.session.request_client(request.method(), params).await?;
+        let value = self.inner.session.request_client(&self.inner.notifications, request.method(), params).await?;
         let parsed = match request {
             InputRequest::Elicit(_) => serde_json::from_value(value).map(InputResponse::Elicit),
             InputRequest::Sample(_) => serde_json::from_value(value).map(InputResponse::Sample),

@@ -36,6 +36,7 @@ enum Route {
     ListResourceTemplates,
     ReadResource,
     Complete,
+    Listen,
 }
 
 impl Route {
@@ -52,6 +53,7 @@ impl Route {
             methods::RESOURCES_TEMPLATES_LIST => (Route::ListResourceTemplates, h.list_resource_templates.is_some()),
             methods::RESOURCES_READ => (Route::ReadResource, h.read_resource.is_some()),
             methods::COMPLETION_COMPLETE => (Route::Complete, h.complete.is_some()),
+            methods::SUBSCRIPTIONS_LISTEN if modern => (Route::Listen, server.supports_listen()),
             _ => return None,
         };
         available.then_some(route)
@@ -117,6 +119,7 @@ impl Server {
             log_level: meta.log_level,
             session: Arc::clone(session),
             notifications,
+            server: self.clone(),
         });
         let reply = self.run(route, ctx.clone(), params).await?;
         finish_modern(server, reply, ctx.client_capabilities())
@@ -131,6 +134,18 @@ impl Server {
         params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
     ) -> Result<Value, Error> {
+        if method == methods::RESOURCES_SUBSCRIBE || method == methods::RESOURCES_UNSUBSCRIBE {
+            let supported = self.capabilities().resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
+            if !supported {
+                return Err(Error::method_not_found(method));
+            }
+            let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+            let Some(uri) = uri else {
+                return Err(Error::invalid_params("Invalid params: uri must be a string"));
+            };
+            session.set_subscribed(uri, method == methods::RESOURCES_SUBSCRIBE);
+            return Ok(json!({}));
+        }
         if method == methods::LOGGING_SET_LEVEL {
             let p: SetLevelParams = parse(params)?;
             session.set_log_level(p.level);
@@ -152,6 +167,7 @@ impl Server {
             log_level: state.log_level,
             session: Arc::clone(session),
             notifications,
+            server: self.clone(),
         });
         let reply = self.run(route, ctx, params).await?;
         finish_legacy(reply)
@@ -210,6 +226,7 @@ impl Server {
                 Reply::cacheable(&h.list_resource_templates.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
             }
             Route::Complete => Reply::plain(&h.complete.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?),
+            Route::Listen => Ok(Reply::Complete { result: self.listen(ctx, parse(params)?).await?, cacheable: false }),
             Route::CallTool => match h.call_tool.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
                 Outcome::Complete(result) => Reply::plain(&result),
                 Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),

@@ -26,16 +26,19 @@
 //! assert_eq!(server.info().name, "Echo");
 //! ```
 
+mod changes;
 mod connection;
 mod context;
 mod dispatch;
 mod handlers;
+mod listen;
 mod panic;
 mod results;
 mod session;
 
 use std::sync::Arc;
 
+pub use changes::Change;
 pub use connection::ConnectionConfig;
 pub use context::RequestContext;
 pub use handlers::{BoxFuture, Handler};
@@ -57,6 +60,13 @@ pub struct Server {
     inner: Arc<ServerInner>,
 }
 
+impl ServerInner {
+    pub(crate) fn supports_listen(&self) -> bool {
+        let caps = &self.capabilities;
+        caps.tools.is_some() || caps.prompts.is_some() || caps.resources.is_some()
+    }
+}
+
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
@@ -64,6 +74,8 @@ pub(crate) struct ServerInner {
     pub(crate) ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
     pub(crate) capabilities: ServerCapabilities,
+    pub(crate) changes: tokio::sync::broadcast::Sender<Change>,
+    pub(crate) tools_generation: std::sync::atomic::AtomicU64,
 }
 
 impl Server {
@@ -90,6 +102,37 @@ impl Server {
 
     pub(crate) fn inner(&self) -> &ServerInner {
         &self.inner
+    }
+
+    /// Tell listeners (`subscriptions/listen`, legacy GET streams) that the tool list changed.
+    pub fn notify_tools_list_changed(&self) {
+        self.inner.tools_generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let _ = self.inner.changes.send(Change::Tools);
+    }
+
+    /// Tell listeners that the prompt list changed.
+    pub fn notify_prompts_list_changed(&self) {
+        let _ = self.inner.changes.send(Change::Prompts);
+    }
+
+    /// Tell listeners that the resource list changed.
+    pub fn notify_resources_list_changed(&self) {
+        let _ = self.inner.changes.send(Change::Resources);
+    }
+
+    /// Tell listeners subscribed to `uri` that its contents changed.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.inner.changes.send(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// Receive every change announced from now on.
+    pub fn subscribe_changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        self.inner.changes.subscribe()
+    }
+
+    /// A counter bumped whenever the tool list changes (caches of tool schemas key on it).
+    pub fn tools_generation(&self) -> u64 {
+        self.inner.tools_generation.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -179,13 +222,14 @@ impl ServerBuilder {
     /// Finish: capabilities are derived from the handlers that are set.
     pub fn build(self) -> Server {
         let h = &self.handlers;
+        let listed = ListCapability { list_changed: Some(true) };
         let capabilities = ServerCapabilities {
             logging: Some(JsonObject::new()),
             completions: h.complete.is_some().then(JsonObject::new),
-            prompts: (h.list_prompts.is_some() || h.get_prompt.is_some()).then(ListCapability::default),
+            prompts: (h.list_prompts.is_some() || h.get_prompt.is_some()).then_some(listed.clone()),
             resources: (h.list_resources.is_some() || h.list_resource_templates.is_some() || h.read_resource.is_some())
-                .then(ResourcesCapability::default),
-            tools: (h.list_tools.is_some() || h.call_tool.is_some()).then(ListCapability::default),
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            tools: (h.list_tools.is_some() || h.call_tool.is_some()).then_some(listed),
             ..Default::default()
         };
         Server {
@@ -196,7 +240,32 @@ impl ServerBuilder {
                 ttl_ms: self.ttl_ms,
                 cache_scope: self.cache_scope,
                 capabilities,
+                changes: changes::channel(),
+                tools_generation: std::sync::atomic::AtomicU64::new(0),
             }),
         }
+    }
+}
+
+impl Server {
+    /// Every tool the `tools/list` handler returns, following cursors (at most 100 pages).
+    ///
+    /// Transports use this to read tool schemas (for example `x-mcp-header` annotations).
+    pub async fn list_all_tools(&self) -> Result<Vec<crate::protocol::Tool>, crate::Error> {
+        let Some(handler) = self.inner.handlers.list_tools.clone() else {
+            return Ok(Vec::new());
+        };
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for _ in 0..100 {
+            let ctx = RequestContext::internal(self.clone());
+            let page = handler(ctx, PaginatedParams { meta: None, cursor: cursor.take() }).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        Ok(tools)
     }
 }

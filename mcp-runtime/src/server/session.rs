@@ -11,7 +11,8 @@ use tokio::task::AbortHandle;
 
 use crate::Error;
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, Implementation, JsonRpcRequest, JsonRpcVersion, LoggingLevel, RequestId,
+    CancelledParams, ClientCapabilities, ErrorObject, Implementation, JsonRpcNotification, JsonRpcRequest,
+    JsonRpcVersion, LoggingLevel, RequestId, methods,
 };
 
 /// What a legacy (`initialize`) session negotiated.
@@ -27,11 +28,11 @@ type Pending = oneshot::Sender<Result<Value, ErrorObject>>;
 
 /// One connection's state: a stdio process, an in-memory pair, or (later) an HTTP session.
 pub struct Session {
-    outbound: mpsc::Sender<String>,
     legacy: Mutex<Option<LegacyState>>,
     pending: Mutex<HashMap<RequestId, Pending>>,
     next_id: AtomicU64,
     in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+    subscriptions: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -44,15 +45,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
 impl Session {
-    /// A session whose session-wide messages (server-to-client requests) go to `outbound`.
-    pub fn new(outbound: mpsc::Sender<String>) -> Self {
+    /// A fresh session: not yet initialized, nothing in flight.
+    pub fn new() -> Self {
         Session {
-            outbound,
             legacy: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             in_flight: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -68,6 +75,26 @@ impl Session {
         if let Some(state) = lock(&self.legacy).as_mut() {
             state.log_level = Some(level);
         }
+    }
+
+    /// Subscribe to (or unsubscribe from) a resource's updates (legacy sessions).
+    pub(crate) fn set_subscribed(&self, uri: &str, subscribed: bool) {
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscribed {
+            subscriptions.insert(uri.to_owned());
+        } else {
+            subscriptions.remove(uri);
+        }
+    }
+
+    /// Whether this session subscribed to `uri` (legacy `resources/subscribe`).
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Whether `initialize` opened a legacy session here.
+    pub fn is_legacy(&self) -> bool {
+        lock(&self.legacy).is_some()
     }
 
     /// Record a running request so `notifications/cancelled` can stop it.
@@ -103,8 +130,13 @@ impl Session {
         }
     }
 
-    /// Send a request to the client and wait for its response (legacy sessions only).
-    pub(crate) async fn request_client(&self, method: &str, params: Option<Value>) -> Result<Value, Error> {
+    /// Send a request to the client on `outbound` and wait for its response (legacy sessions only).
+    pub(crate) async fn request_client(
+        &self,
+        outbound: &mpsc::Sender<String>,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, Error> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
@@ -115,7 +147,7 @@ impl Session {
         };
         let request = JsonRpcRequest { jsonrpc: JsonRpcVersion, id, method: method.to_owned(), params };
         let frame = serde_json::to_string(&request).map_err(|e| Error::internal(e.to_string()))?;
-        if self.outbound.send(frame).await.is_err() {
+        if outbound.send(frame).await.is_err() {
             return Err(Error::internal("Connection closed"));
         }
         let outcome = rx.await.map_err(|_| Error::internal("Connection closed before the client answered"));
@@ -140,6 +172,29 @@ impl Session {
     /// Fail every outstanding server-to-client request (the connection closed).
     pub(crate) fn fail_pending(&self) {
         lock(&self.pending).clear();
+    }
+
+    /// Act on a client notification: `notifications/cancelled` stops a running request.
+    pub(crate) fn handle_notification(&self, notification: JsonRpcNotification) {
+        match notification.method.as_str() {
+            methods::NOTIFICATION_CANCELLED => {
+                let params = serde_json::from_value::<CancelledParams>(serde_json::Value::Object(
+                    notification.params.unwrap_or_default(),
+                ));
+                match params {
+                    Ok(CancelledParams { request_id: Some(id), .. }) => {
+                        if self.cancel_request(&id) {
+                            tracing::debug!(%id, "request cancelled by the client");
+                        }
+                    }
+                    _ => tracing::debug!("ignoring a malformed notifications/cancelled"),
+                }
+            }
+            methods::NOTIFICATION_INITIALIZED => {
+                tracing::debug!("client sent notifications/initialized")
+            }
+            other => tracing::debug!(method = other, "ignoring a notification"),
+        }
     }
 }
 
