@@ -16,8 +16,18 @@ pub async fn run(server: Server) -> std::process::ExitCode {
             }
         },
         Some("http") => {
-            eprintln!("{program}: the Streamable HTTP transport is not available yet; use `{program} stdio`");
-            std::process::ExitCode::from(2)
+            let Some(addr) = args.get(2).and_then(|a| a.parse::<std::net::SocketAddr>().ok()) else {
+                eprintln!("usage: {program} http HOST:PORT (for example {program} http 127.0.0.1:3931)");
+                return std::process::ExitCode::from(2);
+            };
+            tracing::info!(%addr, "serving Streamable HTTP at http://{addr}/mcp");
+            match server.serve_http(addr).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{program}: cannot serve http://{addr}/mcp: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            }
         }
         Some(other) => {
             eprintln!("usage: {program} stdio | {program} http HOST:PORT (unknown mode {other:?})");

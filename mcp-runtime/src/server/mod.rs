@@ -40,6 +40,8 @@ use std::sync::Arc;
 
 pub use changes::Change;
 pub use connection::ConnectionConfig;
+pub(crate) use connection::{error_frame, result_frame};
+pub(crate) use panic::CatchUnwind;
 pub use context::RequestContext;
 pub use handlers::{BoxFuture, Handler};
 pub use session::Session;

@@ -1,0 +1,208 @@
+//! The request-metadata headers of 2026-07-28 (`MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name`, `Mcp-Param-*`) and their check against the body.
+
+use std::collections::HashMap;
+
+use base64::Engine;
+use http::HeaderMap;
+use serde_json::Value;
+
+use crate::Error;
+use crate::protocol::{JsonObject, Tool, keys, methods};
+
+/// `MCP-Protocol-Version`.
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// `Mcp-Method`.
+pub const METHOD: &str = "mcp-method";
+/// `Mcp-Name`.
+pub const NAME: &str = "mcp-name";
+/// Prefix of `Mcp-Param-{Name}`.
+pub const PARAM_PREFIX: &str = "mcp-param-";
+/// `Mcp-Session-Id` (2025-11-25 sessions).
+pub const SESSION_ID: &str = "mcp-session-id";
+
+/// The JSON type of a header-mirrored argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A string, sent as is.
+    String,
+    /// An integer, sent in decimal.
+    Integer,
+    /// A boolean, sent as `true` or `false`.
+    Boolean,
+}
+
+/// A tool argument mirrored into an `Mcp-Param-{header}` header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderParam {
+    /// The header suffix as the schema spells it (`Region` for `Mcp-Param-Region`).
+    pub header: String,
+    /// The argument's name.
+    pub property: String,
+    /// Its type.
+    pub kind: ParamKind,
+}
+
+/// The `x-mcp-header` annotations of a tool's top-level properties.
+pub fn header_params(tool: &Tool) -> Vec<HeaderParam> {
+    let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
+        return Vec::new();
+    };
+    properties
+        .iter()
+        .filter_map(|(property, schema)| {
+            let header = schema.get("x-mcp-header")?.as_str()?;
+            let kind = match schema.get("type")?.as_str()? {
+                "string" => ParamKind::String,
+                "integer" => ParamKind::Integer,
+                "boolean" => ParamKind::Boolean,
+                _ => return None,
+            };
+            Some(HeaderParam { header: header.to_owned(), property: property.clone(), kind })
+        })
+        .collect()
+}
+
+/// Header params of every tool, by tool name.
+pub fn index_tools(tools: &[Tool]) -> HashMap<String, Vec<HeaderParam>> {
+    tools
+        .iter()
+        .map(|t| (t.name.clone(), header_params(t)))
+        .filter(|(_, params)| !params.is_empty())
+        .collect()
+}
+
+const B64_PREFIX: &str = "=?base64?";
+const B64_SUFFIX: &str = "?=";
+
+/// Decode a header value: trimmed, and unwrapped from `=?base64?...?=` when it has both markers.
+pub fn decode_value(raw: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?;
+    let text = text.trim_matches([' ', '\t']);
+    if let Some(inner) = text.strip_prefix(B64_PREFIX).and_then(|t| t.strip_suffix(B64_SUFFIX)) {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(inner)
+            .map_err(|_| "has invalid base64 inside =?base64?...?=".to_owned())?;
+        return String::from_utf8(bytes).map_err(|_| "decodes to bytes that are not UTF-8".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
+/// Encode a value for a header: as is when it is plain visible ASCII, else base64-wrapped.
+pub fn encode_value(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !value.starts_with([' ', '\t'])
+        && !value.ends_with([' ', '\t'])
+        && !(value.starts_with(B64_PREFIX) && value.ends_with(B64_SUFFIX));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("{B64_PREFIX}{}{B64_SUFFIX}", base64::engine::general_purpose::STANDARD.encode(value))
+    }
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a [u8]> {
+    headers.get(name).map(|v| v.as_bytes())
+}
+
+fn mismatch(message: String) -> Error {
+    Error::header_mismatch(format!("Header mismatch: {message}"))
+}
+
+fn expect_header(headers: &HeaderMap, name: &str, display: &str, body: &str) -> Result<(), Error> {
+    let Some(raw) = header(headers, name) else {
+        return Err(mismatch(format!("{display} header is required")));
+    };
+    let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
+    if value != body {
+        return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
+    }
+    Ok(())
+}
+
+/// Check a 2026-07-28 request's headers against its body.
+///
+/// `params` are the request's params; `tool_params` the header-mirrored arguments of
+/// the called tool (for `tools/call`).
+pub fn validate(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&JsonObject>,
+    tool_params: &[HeaderParam],
+) -> Result<(), Error> {
+    let meta_version =
+        params.and_then(|p| p.get("_meta")).and_then(|m| m.get(keys::PROTOCOL_VERSION)).and_then(Value::as_str);
+    if let Some(version) = meta_version {
+        expect_header(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
+    }
+    expect_header(headers, METHOD, "Mcp-Method", method)?;
+    let name_field = match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = name_field
+        && let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
+    {
+        expect_header(headers, NAME, "Mcp-Name", name)?;
+    }
+    if tool_params.is_empty() {
+        return Ok(());
+    }
+    let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
+    for param in tool_params {
+        let display = format!("Mcp-Param-{}", param.header);
+        let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
+        let body = arguments.and_then(|a| a.get(&param.property)).filter(|v| !v.is_null());
+        let raw = header(headers, &name);
+        let (body, raw) = match (body, raw) {
+            (None, None) => continue,
+            (None, Some(_)) => {
+                return Err(mismatch(format!("{display} header is present but the body has no '{}'", param.property)));
+            }
+            (Some(_), None) => return Err(mismatch(format!("{display} header is required"))),
+            (Some(body), Some(raw)) => (body, raw),
+        };
+        let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
+        let matches = match param.kind {
+            ParamKind::String => body.as_str() == Some(value.as_str()),
+            ParamKind::Integer => value.parse::<i64>().ok().is_some_and(|v| body.as_i64() == Some(v)),
+            ParamKind::Boolean => match value.as_str() {
+                "true" => body.as_bool() == Some(true),
+                "false" => body.as_bool() == Some(false),
+                _ => false,
+            },
+        };
+        if !matches {
+            return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_plain_and_base64_values() {
+        assert_eq!(decode_value(b"  us-west1 ").as_deref(), Ok("us-west1"));
+        assert_eq!(decode_value(b"=?base64?SGVsbG8=?=").as_deref(), Ok("Hello"));
+        assert_eq!(decode_value(b"SGVsbG8=").as_deref(), Ok("SGVsbG8="), "no markers: literal");
+        assert_eq!(decode_value(b"=?base64?SGVsbG8=").as_deref(), Ok("=?base64?SGVsbG8="), "no suffix: literal");
+        assert!(decode_value(b"=?base64?SGVsbG8?=").is_err(), "bad padding");
+        assert!(decode_value(b"=?base64?SGVs!!!bG8=?=").is_err(), "bad characters");
+        assert!(decode_value(&[0xff, 0xfe]).is_err());
+    }
+
+    #[test]
+    fn encodes_only_what_needs_it() {
+        assert_eq!(encode_value("us-west1"), "us-west1");
+        for tricky in ["héllo", " padded", "line\nbreak", "=?base64?x?=", ""] {
+            let encoded = encode_value(tricky);
+            assert!(encoded.starts_with("=?base64?"), "{tricky:?} -> {encoded}");
+            assert_eq!(decode_value(encoded.as_bytes()).as_deref(), Ok(tricky));
+        }
+    }
+}

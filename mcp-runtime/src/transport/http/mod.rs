@@ -1,0 +1,535 @@
+//! Streamable HTTP: one endpoint serving both protocol eras.
+//!
+//! - 2026-07-28: one JSON-RPC message per POST; the request-metadata headers are checked
+//!   against the body; the answer is JSON, or an SSE stream scoped to the request when
+//!   the handler sends notifications first. Closing the stream cancels the handler.
+//! - 2025-11-25 on the same endpoint: `initialize` opens a session (`Mcp-Session-Id`);
+//!   GET opens its notification stream; DELETE ends it; the server's own requests travel
+//!   on the asking request's SSE stream and the client POSTs their responses back.
+//!
+//! [`McpHttpService`] is a `tower` service, so it mounts in an axum `Router`:
+//!
+//! ```
+//! # async fn demo(server: mcp::Server) {
+//! use mcp::transport::http::HttpConfig;
+//! let service = server.http_service(HttpConfig::default());
+//! let app = axum::Router::new().route_service("/mcp", service);
+//! # let _ = app;
+//! # }
+//! ```
+
+mod body;
+mod exchange;
+pub mod headers;
+mod security;
+mod sessions;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc};
+
+pub use body::HttpBody;
+pub use security::LOOPBACK_HOSTS;
+
+use crate::Server;
+use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, RequestId, decode_message, keys, methods};
+use crate::server::{Change, Session};
+use body::Event;
+use headers::HeaderParam;
+use sessions::Sessions;
+
+/// Limits and policies of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The endpoint path; `None` serves every path (useful when a router already matched).
+    pub path: Option<String>,
+    /// The largest request body accepted; larger ones get 413.
+    pub max_body_bytes: usize,
+    /// Requests handled at once; more get 503 with `Retry-After`.
+    pub max_concurrent_requests: usize,
+    /// Open 2025-11-25 sessions at once; more `initialize` requests get 503.
+    pub max_sessions: usize,
+    /// Interval of SSE keep-alive comments.
+    pub sse_keep_alive: Duration,
+    /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection);
+    /// `None` turns the check off.
+    pub allowed_hosts: Option<Vec<String>>,
+}
+
+impl Default for HttpConfig {
+    /// `/mcp`, 4 MiB bodies, 512 concurrent requests, 1024 sessions, 15 s keep-alive, and
+    /// only loopback host names accepted.
+    fn default() -> Self {
+        HttpConfig {
+            path: Some("/mcp".to_owned()),
+            max_body_bytes: crate::transport::framing::DEFAULT_MAX_MESSAGE_BYTES,
+            max_concurrent_requests: 512,
+            max_sessions: 1024,
+            sse_keep_alive: Duration::from_secs(15),
+            allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The default policy for a server bound to `addr`: DNS-rebinding protection is on for
+    /// loopback addresses and off otherwise (set [`allowed_hosts`](Self::allowed_hosts)
+    /// to your public host names).
+    pub fn for_addr(addr: SocketAddr) -> Self {
+        let mut config = HttpConfig::default();
+        if !addr.ip().is_loopback() {
+            config.allowed_hosts = None;
+        }
+        config
+    }
+}
+
+/// The MCP endpoint as a `tower` service (`Service<http::Request<B>>`). Cheap to clone.
+#[derive(Clone)]
+pub struct McpHttpService {
+    state: Arc<State>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService").field("config", &self.state.config).finish_non_exhaustive()
+    }
+}
+
+struct State {
+    server: Server,
+    config: HttpConfig,
+    sessions: Sessions,
+    permits: Arc<Semaphore>,
+    tool_index: Mutex<Option<(u64, Arc<HashMap<String, Vec<HeaderParam>>>)>>,
+}
+
+impl Server {
+    /// This server as an HTTP service with `config`.
+    pub fn http_service(&self, config: HttpConfig) -> McpHttpService {
+        McpHttpService {
+            state: Arc::new(State {
+                server: self.clone(),
+                sessions: Sessions::new(config.max_sessions),
+                permits: Arc::new(Semaphore::new(config.max_concurrent_requests)),
+                config,
+                tool_index: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Serve Streamable HTTP at `http://ADDR/mcp` until the listener fails.
+    ///
+    /// DNS-rebinding protection is on when `addr` is a loopback address.
+    pub async fn serve_http(&self, addr: SocketAddr) -> std::io::Result<()> {
+        let listener = TcpListener::bind(addr).await?;
+        self.serve_http_listener(listener, HttpConfig::for_addr(addr)).await
+    }
+
+    /// Serve Streamable HTTP on an already bound listener.
+    pub async fn serve_http_listener(&self, listener: TcpListener, config: HttpConfig) -> std::io::Result<()> {
+        let service = self.http_service(config);
+        loop {
+            let (stream, peer) = match listener.accept().await {
+                Ok(conn) => conn,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!(error = %e, "could not set TCP_NODELAY");
+            }
+            let service = service.clone();
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(stream);
+                let hyper_service = hyper::service::service_fn(move |request| {
+                    let mut service = service.clone();
+                    tower_service::Service::call(&mut service, request)
+                });
+                if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service).await {
+                    tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
+                }
+            });
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpHttpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<HttpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<HttpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let state = Arc::clone(&self.state);
+        Box::pin(async move { Ok(state.handle(request).await) })
+    }
+}
+
+/// A JSON response with a JSON-RPC error.
+fn error_response(status: StatusCode, id: Option<RequestId>, code: i32, message: impl Into<String>) -> Response<HttpBody> {
+    let error = ErrorObject { code, message: message.into(), data: None };
+    json_response(status, crate::server::error_frame(id, error))
+}
+
+fn json_response(status: StatusCode, body: String) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::full(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn empty_response(status: StatusCode) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn method_not_allowed(allow: &'static str) -> Response<HttpBody> {
+    let mut response = empty_response(StatusCode::METHOD_NOT_ALLOWED);
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// The HTTP status of a JSON-RPC error on the modern path.
+fn status_for(code: i32) -> StatusCode {
+    match code {
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        ErrorCode::PARSE_ERROR
+        | ErrorCode::INVALID_REQUEST
+        | ErrorCode::INVALID_PARAMS
+        | ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        ErrorCode::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::OK,
+    }
+}
+
+fn accepts(headers: &http::HeaderMap, wanted: &[&str]) -> bool {
+    let accept: Vec<String> = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|part| part.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .collect();
+    wanted.iter().all(|want| {
+        let family = want.split('/').next().unwrap_or_default();
+        accept.iter().any(|a| a == want || a == "*/*" || *a == format!("{family}/*"))
+    })
+}
+
+fn session_id(headers: &http::HeaderMap) -> Option<&str> {
+    headers.get(headers::SESSION_ID).and_then(|v| v.to_str().ok())
+}
+
+impl State {
+    async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if let Some(path) = &self.config.path
+            && request.uri().path() != path
+        {
+            return empty_response(StatusCode::NOT_FOUND);
+        }
+        if let Some(allowed) = &self.config.allowed_hosts
+            && let Err(refusal) = security::check(request.headers(), allowed)
+        {
+            tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
+            return error_response(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, "Forbidden: host or origin not allowed");
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::GET => self.get(request.headers()),
+            Method::DELETE => self.delete(request.headers()),
+            _ => method_not_allowed("GET, POST, DELETE"),
+        }
+    }
+
+    fn get(self: Arc<Self>, headers: &http::HeaderMap) -> Response<HttpBody> {
+        let Some(id) = session_id(headers) else {
+            return method_not_allowed("POST");
+        };
+        let Some(session) = self.sessions.get(id) else {
+            return error_response(StatusCode::NOT_FOUND, None, ErrorCode::INVALID_REQUEST, "Session not found");
+        };
+        if !accepts(headers, &["text/event-stream"]) {
+            return empty_response(StatusCode::NOT_ACCEPTABLE);
+        }
+        let (tx, rx) = mpsc::channel(64);
+        let mut changes = self.server.subscribe_changes();
+        tokio::spawn(async move {
+            loop {
+                let change = tokio::select! {
+                    _ = tx.closed() => return,
+                    change = changes.recv() => change,
+                };
+                let frame = match change {
+                    Ok(change) => legacy_change_frame(&change, &session),
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
+                if let Some(frame) = frame
+                    && tx.send(Event::Message(frame)).await.is_err()
+                {
+                    return;
+                }
+            }
+        });
+        sse_response(HttpBody::sse(None, rx, self.config.sse_keep_alive), None)
+    }
+
+    fn delete(&self, headers: &http::HeaderMap) -> Response<HttpBody> {
+        let Some(id) = session_id(headers) else {
+            return method_not_allowed("POST");
+        };
+        if self.sessions.remove(id) {
+            empty_response(StatusCode::OK)
+        } else {
+            error_response(StatusCode::NOT_FOUND, None, ErrorCode::INVALID_REQUEST, "Session not found")
+        }
+    }
+
+    async fn post<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        let json = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            return error_response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        if !accepts(&parts.headers, &["application/json", "text/event-stream"]) {
+            return error_response(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            );
+        }
+        let limit = self.config.max_body_bytes;
+        let bytes: Bytes = match http_body_util::Limited::new(body, limit).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) => {
+                if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+                    tracing::warn!(limit, "rejecting a request body over the size limit");
+                    return error_response(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        None,
+                        ErrorCode::INVALID_REQUEST,
+                        format!("Request body exceeds {limit} bytes"),
+                    );
+                }
+                return error_response(StatusCode::BAD_REQUEST, None, ErrorCode::INVALID_REQUEST, "Could not read the request body");
+            }
+        };
+        let decoded = match std::str::from_utf8(&bytes) {
+            Ok(text) => decode_message(text),
+            Err(_) => decode_message("\u{0}"),
+        };
+        let message = match decoded {
+            Ok(message) => message,
+            Err(e) => return json_response(StatusCode::BAD_REQUEST, crate::server::error_frame(e.id.clone(), e.to_error_object())),
+        };
+        let headers = &parts.headers;
+        match message {
+            JsonRpcMessage::Request(request) => self.request(headers, request).await,
+            JsonRpcMessage::Notification(notification) => {
+                if let Some(session) = session_id(headers).and_then(|id| self.sessions.get(id)) {
+                    session.handle_notification(notification);
+                }
+                empty_response(StatusCode::ACCEPTED)
+            }
+            JsonRpcMessage::Result(response) => self.client_response(headers, Some(&response.id.clone()), Ok(response.result)),
+            JsonRpcMessage::Error(response) => {
+                let id = response.id.clone();
+                self.client_response(headers, id.as_ref(), Err(response.error))
+            }
+        }
+    }
+
+    fn client_response(
+        &self,
+        headers: &http::HeaderMap,
+        id: Option<&RequestId>,
+        outcome: Result<Value, ErrorObject>,
+    ) -> Response<HttpBody> {
+        match session_id(headers).and_then(|sid| self.sessions.get(sid)) {
+            Some(session) => {
+                session.route_response(id, outcome);
+                empty_response(StatusCode::ACCEPTED)
+            }
+            None => error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: clients send responses only within a 2025-11-25 session",
+            ),
+        }
+    }
+
+    async fn request(self: Arc<Self>, headers: &http::HeaderMap, request: crate::protocol::JsonRpcRequest) -> Response<HttpBody> {
+        let modern = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
+        if !modern && request.method == methods::INITIALIZE {
+            let Some((id, session)) = self.sessions.create() else {
+                return error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), ErrorCode::INTERNAL_ERROR, "Too many sessions");
+            };
+            let mut response = self.run(session, request, true).await;
+            if response.status() == StatusCode::OK {
+                if let Ok(value) = HeaderValue::from_str(&id) {
+                    response.headers_mut().insert(headers::SESSION_ID, value);
+                }
+            } else {
+                self.sessions.remove(&id);
+            }
+            return response;
+        }
+        if !modern && let Some(sid) = session_id(headers) {
+            let Some(session) = self.sessions.get(sid) else {
+                return error_response(StatusCode::NOT_FOUND, Some(request.id), ErrorCode::INVALID_REQUEST, "Session not found");
+            };
+            return self.run(session, request, true).await;
+        }
+        if modern {
+            let tool_params = if request.method == methods::TOOLS_CALL {
+                let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
+                self.tool_params(name).await
+            } else {
+                Vec::new()
+            };
+            if let Err(e) = headers::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
+                tracing::debug!(message = %e.message, "header validation failed");
+                return json_response(StatusCode::BAD_REQUEST, crate::server::error_frame(Some(request.id), e.into()));
+            }
+        }
+        self.run(Arc::new(Session::new()), request, false).await
+    }
+
+    /// The header-mirrored arguments of tool `name`, from a cache rebuilt when the tool list changes.
+    async fn tool_params(&self, name: &str) -> Vec<HeaderParam> {
+        let generation = self.server.tools_generation();
+        let cached = self
+            .tool_index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|(g, _)| *g == generation)
+            .map(|(_, index)| Arc::clone(index));
+        let index = match cached {
+            Some(index) => index,
+            None => {
+                let tools = match self.server.list_all_tools().await {
+                    Ok(tools) => tools,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "could not list tools to read their x-mcp-header annotations");
+                        Vec::new()
+                    }
+                };
+                let index = Arc::new(headers::index_tools(&tools));
+                *self.tool_index.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    Some((generation, Arc::clone(&index)));
+                index
+            }
+        };
+        index.get(name).cloned().unwrap_or_default()
+    }
+
+    async fn run(&self, session: Arc<Session>, request: crate::protocol::JsonRpcRequest, legacy: bool) -> Response<HttpBody> {
+        let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
+            tracing::warn!("refusing a request: the concurrent request limit is reached");
+            let mut response =
+                error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), ErrorCode::INTERNAL_ERROR, "Server busy; retry later");
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return response;
+        };
+        let id = request.id.clone();
+        let mut events = exchange::start(self.server.clone(), session, request, legacy, permit);
+        match events.recv().await {
+            Some(Event::Last(frame)) => {
+                let status = if legacy {
+                    StatusCode::OK
+                } else {
+                    serde_json::from_str::<Value>(&frame)
+                        .ok()
+                        .and_then(|v| v.get("error").and_then(|e| e.get("code")).and_then(Value::as_i64))
+                        .map_or(StatusCode::OK, |code| status_for(i32::try_from(code).unwrap_or(0)))
+                };
+                json_response(status, frame)
+            }
+            Some(first @ Event::Message(_)) => {
+                sse_response(HttpBody::sse(Some(first), events, self.config.sse_keep_alive), None)
+            }
+            None => error_response(StatusCode::INTERNAL_SERVER_ERROR, Some(id), ErrorCode::INTERNAL_ERROR, "Internal error"),
+        }
+    }
+}
+
+fn sse_response(body: HttpBody, status: Option<StatusCode>) -> Response<HttpBody> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status.unwrap_or(StatusCode::OK);
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// A change as a 2025-11-25 notification for this session's GET stream.
+fn legacy_change_frame(change: &Change, session: &Session) -> Option<String> {
+    let (method, params) = match change {
+        Change::Tools => (methods::NOTIFICATION_TOOLS_LIST_CHANGED, None),
+        Change::Prompts => (methods::NOTIFICATION_PROMPTS_LIST_CHANGED, None),
+        Change::Resources => (methods::NOTIFICATION_RESOURCES_LIST_CHANGED, None),
+        Change::ResourceUpdated(uri) if session.is_subscribed(uri) => {
+            (methods::NOTIFICATION_RESOURCES_UPDATED, Some(serde_json::json!({ "uri": uri })))
+        }
+        Change::ResourceUpdated(_) => return None,
+    };
+    let mut message = serde_json::json!({"jsonrpc": "2.0", "method": method});
+    if let Some(params) = params {
+        message["params"] = params;
+    }
+    Some(message.to_string())
+}

@@ -1,0 +1,86 @@
+//! DNS-rebinding protection: the `Host` and `Origin` a browser sends must name a host
+//! this server expects.
+
+use http::HeaderMap;
+
+/// Hosts a loopback server answers to.
+pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// The host part of a `Host` header value (`example.com:8080` -> `example.com`,
+/// `[::1]:80` -> `[::1]`), lowercased.
+fn host_of(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if authority.starts_with('[') {
+        match authority.find(']') {
+            Some(end) => &authority[..=end],
+            None => authority,
+        }
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(host, _)| host)
+    };
+    host.to_ascii_lowercase()
+}
+
+/// The host of an `Origin` value (`http://localhost:3000` -> `localhost`).
+fn origin_host(origin: &str) -> Option<String> {
+    let rest = origin.split_once("://")?.1;
+    let authority = rest.split('/').next()?;
+    Some(host_of(authority))
+}
+
+/// Why a request was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The `Host` header names another host (or is missing).
+    Host,
+    /// The `Origin` header names another host.
+    Origin,
+}
+
+/// Check `Host` and `Origin` against the allowed host names.
+pub fn check(headers: &HeaderMap, allowed_hosts: &[String]) -> Result<(), Refusal> {
+    let allowed = |host: &str| allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(host));
+    let host = headers.get(http::header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
+    if !host.as_deref().is_some_and(allowed) {
+        return Err(Refusal::Host);
+    }
+    if let Some(origin) = headers.get(http::header::ORIGIN) {
+        let ok = origin.to_str().ok().and_then(origin_host).is_some_and(|h| allowed(&h));
+        if !ok {
+            return Err(Refusal::Origin);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(host: Option<&str>, origin: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        if let Some(host) = host {
+            h.insert(http::header::HOST, host.parse().unwrap_or_else(|_| panic!("{host}")));
+        }
+        if let Some(origin) = origin {
+            h.insert(http::header::ORIGIN, origin.parse().unwrap_or_else(|_| panic!("{origin}")));
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_hosts_pass_and_others_are_refused() {
+        let allowed: Vec<String> = LOOPBACK_HOSTS.iter().map(|s| (*s).to_owned()).collect();
+        for host in ["localhost:3931", "127.0.0.1:80", "[::1]:8080", "LOCALHOST", "127.0.0.1"] {
+            assert_eq!(check(&headers(Some(host), None), &allowed), Ok(()), "{host}");
+        }
+        assert_eq!(check(&headers(Some("evil.example.com"), None), &allowed), Err(Refusal::Host));
+        assert_eq!(check(&headers(None, None), &allowed), Err(Refusal::Host));
+        assert_eq!(
+            check(&headers(Some("localhost:1"), Some("http://evil.example.com")), &allowed),
+            Err(Refusal::Origin)
+        );
+        assert_eq!(check(&headers(Some("localhost:1"), Some("http://localhost:5173")), &allowed), Ok(()));
+        assert_eq!(check(&headers(Some("localhost:1"), Some("null")), &allowed), Err(Refusal::Origin));
+    }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against `everything http` on a free loopback port:
+#   --suite all --spec-version 2026-07-28, --suite all --spec-version 2025-11-25,
+#   and --requirements 2026-07-28. Fails on any failure not listed in
+#   scripts/conformance-expected-failures.yml (each entry names the issue it waits for).
+# Installs Node 22 and the suite under .tools/conformance when missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tools="$root/.tools/conformance"
+suite_version="0.2.0-alpha.11"
+
+if ! "$tools/node_modules/.bin/node" --version 2>/dev/null | grep -q '^v22' \
+  || ! grep -q "\"version\": \"$suite_version\"" "$tools/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
+  echo "== installing Node 22 and @modelcontextprotocol/conformance@$suite_version into $tools"
+  mkdir -p "$tools"
+  (cd "$tools" && { [ -f package.json ] || npm init -y >/dev/null; } \
+    && npm install --no-audit --no-fund --loglevel=error node@22 "@modelcontextprotocol/conformance@$suite_version")
+fi
+export PATH="$tools/node_modules/.bin:$PATH"
+echo "== node $(node --version)"
+
+cargo build -q -p mcp-examples --bin everything
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+url="http://127.0.0.1:$port/mcp"
+log="$root/target/conformance-server.log"
+RUST_LOG=${RUST_LOG:-warn} "$root/target/debug/everything" http "127.0.0.1:$port" >"$log" 2>&1 &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+
+expected="$root/scripts/conformance-expected-failures.yml"
+out="$root/target/conformance"
+rm -rf "$out"
+status=0
+run() {
+  echo "== conformance server $*"
+  if ! (cd "$tools" && conformance server --url "$url" --expected-failures "$expected" -o "$out/$1" "${@:2}"); then
+    echo "!! conformance run '$1' failed" >&2
+    status=1
+  fi
+}
+run modern --suite all --spec-version 2026-07-28
+run legacy --suite all --spec-version 2025-11-25
+run required --requirements 2026-07-28
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "!! the server died during the run; its log:" >&2
+  cat "$log" >&2
+  status=1
+fi
+exit "$status"
