@@ -13,7 +13,7 @@
 //! # async fn demo(server: mcp::Server) {
 //! use mcp::transport::http::HttpConfig;
 //! let service = server.http_service(HttpConfig::default());
-//! let app = axum::Router::new().route_service("/mcp", service);
+//! let app: axum::Router = axum::Router::new().route_service("/mcp", service);
 //! # let _ = app;
 //! # }
 //! ```
