@@ -1,6 +1,53 @@
-//! Procedural macros for the `mcp` crate.
+//! Procedural macros for the `mcp` crate: `#[mcp::tool]`, `#[mcp::prompt]` and
+//! `#[mcp::resource]`.
 //!
-//! This crate is re-exported by `mcp` (the `mcp-runtime` package); users write
-//! `#[mcp::tool]` and never depend on it directly. The macros themselves land
-//! with the macro work; for now the crate only reserves its place in the
-//! workspace so the runtime can re-export it.
+//! Users depend on `mcp` (package `mcp-runtime`), which re-exports these. Each macro
+//! keeps the annotated function as it is (still callable, still unit-testable) and adds a
+//! companion type of the same name, documented with the item's description, parameters
+//! and schema, which registers the item: `Server::builder(..).tool::<my_tool>()`.
+//!
+//! The work happens in three stages, each in its own module: [`parse`] reads the
+//! function and the attribute into a model, [`validate`] checks the model and reports
+//! every problem at once with a precise span, and [`expand`] generates code from a
+//! checked model only.
+
+mod attrs;
+mod docs;
+mod expand;
+mod model;
+mod parse;
+mod types;
+mod validate;
+
+use proc_macro::TokenStream;
+
+/// Turn an async (or sync) function into an MCP tool.
+///
+/// Plain parameters become the input schema (their `///` docs become descriptions); a
+/// `Context` parameter is injected; `Resolve<...>` parameters are filled by resolvers.
+/// The function's doc comment is the tool's description.
+///
+/// Keys: `name`, `title`, `description`, `annotations(read_only, destructive, idempotent,
+/// open_world, title)`, `icons = ["https://..."]`, `meta = "{json}"`, `output_schema = false`.
+/// Parameter attribute: `#[mcp(default = expr, rename = "name", description = "...")]`.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::item(model::Kind::Tool, attr.into(), item.into()).into()
+}
+
+/// Turn a function into an MCP prompt. Parameters are the prompt's (string) arguments,
+/// parsed with `FromStr`; `Option<T>` ones are optional. Keys: `name`, `title`,
+/// `description`, `icons`.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::item(model::Kind::Prompt, attr.into(), item.into()).into()
+}
+
+/// Turn a function into an MCP resource: `#[mcp::resource("file:///readme")]` for a
+/// static resource (no parameters), or `#[mcp::resource("db://{table}/rows")]` for an RFC
+/// 6570 template whose variables are the function's parameters. Keys: `name`, `title`,
+/// `description`, `mime_type`, `icons`.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::item(model::Kind::Resource, attr.into(), item.into()).into()
+}

@@ -12,12 +12,20 @@
 
 pub mod client;
 pub mod error;
+pub mod items;
 pub mod protocol;
+pub mod resolve;
 pub mod server;
 pub mod transport;
 
 pub use error::Error;
-pub use server::{RequestContext, Server};
+pub use items::{Blob, Json};
+pub use mcp_macros::{prompt, resource, tool};
+pub use resolve::Resolve;
+pub use server::{Context, RequestContext, Server};
+
+#[doc(hidden)]
+pub mod __private;
 
 /// Re-exported so users need one dependency.
 pub use serde_json;

@@ -190,3 +190,53 @@ impl RequestContext {
         }
     }
 }
+
+/// What a `#[mcp::tool]`, `#[mcp::prompt]` or template `#[mcp::resource]` function
+/// receives when it takes a `Context` parameter: the request (through `Deref` to
+/// [`RequestContext`]) plus, on a multi round-trip retry, the client's answers and the
+/// echoed state.
+#[derive(Debug, Clone)]
+pub struct Context {
+    request: RequestContext,
+    input_responses: Option<crate::protocol::InputResponses>,
+    request_state: Option<String>,
+}
+
+impl Context {
+    /// A context for `request` carrying the retry fields of its params.
+    pub fn new(
+        request: RequestContext,
+        input_responses: Option<crate::protocol::InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
+        Context { request, input_responses, request_state }
+    }
+
+    /// The answers to the previous round's questions, by key (`None` on the first round).
+    pub fn input_responses(&self) -> Option<&crate::protocol::InputResponses> {
+        self.input_responses.as_ref()
+    }
+
+    /// The answer under `key`, if the client sent one.
+    pub fn input_response(&self, key: &str) -> Option<&InputResponse> {
+        self.input_responses.as_ref()?.get(key)
+    }
+
+    /// The `requestState` the client echoed (`None` on the first round).
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// The underlying request context.
+    pub fn request(&self) -> &RequestContext {
+        &self.request
+    }
+}
+
+impl std::ops::Deref for Context {
+    type Target = RequestContext;
+
+    fn deref(&self) -> &RequestContext {
+        &self.request
+    }
+}

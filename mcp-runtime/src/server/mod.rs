@@ -41,9 +41,9 @@ use std::sync::Arc;
 pub use changes::Change;
 pub use connection::ConnectionConfig;
 pub(crate) use connection::{error_frame, result_frame};
-pub(crate) use panic::CatchUnwind;
-pub use context::RequestContext;
+pub use context::{Context, RequestContext};
 pub use handlers::{BoxFuture, Handler};
+pub(crate) use panic::CatchUnwind;
 pub use session::Session;
 
 use crate::protocol::{
@@ -89,6 +89,7 @@ impl Server {
             handlers: Handlers::default(),
             ttl_ms: DEFAULT_TTL_MS,
             cache_scope: CacheScope::Public,
+            items: crate::items::Items::default(),
         }
     }
 
@@ -152,7 +153,24 @@ pub struct ServerBuilder {
     handlers: Handlers,
     ttl_ms: u64,
     cache_scope: CacheScope,
+    items: crate::items::Items,
 }
+
+/// Why a server could not be built: duplicate names, or items registered next to a
+/// hand-written handler for the same method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    /// Every problem found.
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid MCP server: {}", self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 macro_rules! handler_setter {
     ($(#[$doc:meta])* $fn_name:ident, $field:ident, $params:ty, $result:ty) => {
@@ -221,8 +239,102 @@ impl ServerBuilder {
         on_complete, complete, CompleteParams, CompleteResult
     );
 
-    /// Finish: capabilities are derived from the handlers that are set.
+    /// Register a `#[mcp::tool]` function: `.tool::<my_tool>()`.
+    pub fn tool<T: crate::items::ToolDef>(mut self) -> Self {
+        self.items.add_tool::<T>();
+        self
+    }
+
+    /// Register a `#[mcp::prompt]` function: `.prompt::<my_prompt>()`.
+    pub fn prompt<P: crate::items::PromptDef>(mut self) -> Self {
+        self.items.add_prompt::<P>();
+        self
+    }
+
+    /// Register a `#[mcp::resource]` function: `.resource::<my_resource>()`.
+    pub fn resource<R: crate::items::ResourceDef>(mut self) -> Self {
+        self.items.add_resource::<R>();
+        self
+    }
+
+    /// Finish, reporting duplicate names and conflicting registrations.
+    pub fn try_build(mut self) -> Result<Server, BuildError> {
+        let mut problems = std::mem::take(&mut self.items.errors);
+        let items = std::mem::take(&mut self.items);
+        let (tools, prompts, resources) = (items.has_tools(), items.has_prompts(), items.has_resources());
+        let h = &mut self.handlers;
+        let conflicts = [
+            (tools && (h.list_tools.is_some() || h.call_tool.is_some()), "tools", "on_list_tools/on_call_tool"),
+            (
+                prompts && (h.list_prompts.is_some() || h.get_prompt.is_some()),
+                "prompts",
+                "on_list_prompts/on_get_prompt",
+            ),
+            (
+                resources
+                    && (h.list_resources.is_some() || h.list_resource_templates.is_some() || h.read_resource.is_some()),
+                "resources",
+                "on_list_resources/on_list_resource_templates/on_read_resource",
+            ),
+        ];
+        for (conflict, what, handlers) in conflicts {
+            if conflict {
+                problems.push(format!("{what} were registered with macros and with {handlers}; use one or the other"));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        let shared = items.into_shared();
+        if tools {
+            let list = Arc::clone(&shared);
+            h.list_tools = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+                let result = list.list_tools();
+                async move { Ok(result) }
+            }));
+            let call = Arc::clone(&shared);
+            h.call_tool = Some(Arc::new(move |ctx, params| call.call_tool(ctx, params)));
+        }
+        if prompts {
+            let list = Arc::clone(&shared);
+            h.list_prompts = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+                let result = list.list_prompts();
+                async move { Ok(result) }
+            }));
+            let get = Arc::clone(&shared);
+            h.get_prompt = Some(Arc::new(move |ctx, params| get.get_prompt(ctx, params)));
+        }
+        if resources {
+            let list = Arc::clone(&shared);
+            h.list_resources = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+                let result = list.list_resources();
+                async move { Ok(result) }
+            }));
+            let templates = Arc::clone(&shared);
+            h.list_resource_templates = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+                let result = templates.list_templates();
+                async move { Ok(result) }
+            }));
+            let read = Arc::clone(&shared);
+            h.read_resource = Some(Arc::new(move |ctx, params| read.read_resource(ctx, params)));
+        }
+        Ok(self.finish())
+    }
+
+    /// Finish: capabilities are derived from the handlers and items that are set.
+    ///
+    /// # Panics
+    ///
+    /// When two items share a name, or items and hand-written handlers serve the same
+    /// methods; [`try_build`](Self::try_build) reports those as an error instead.
     pub fn build(self) -> Server {
+        match self.try_build() {
+            Ok(server) => server,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn finish(self) -> Server {
         let h = &self.handlers;
         let listed = ListCapability { list_changed: Some(true) };
         let capabilities = ServerCapabilities {

@@ -22,11 +22,17 @@ const NAMES: &[(&str, &str)] = &[
 ];
 
 pub fn tools() -> Vec<Tool> {
-    NAMES.iter().map(|(name, description)| Tool::new(*name, *description, json!({"type": "object", "properties": {}}))).collect()
+    NAMES
+        .iter()
+        .map(|(name, description)| Tool::new(*name, *description, json!({"type": "object", "properties": {}})))
+        .collect()
 }
 
 fn ask_name(message: &str) -> InputRequest {
-    InputRequest::Elicit(form(message, json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})))
+    InputRequest::Elicit(form(
+        message,
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+    ))
 }
 
 fn ask_confirm() -> InputRequest {
@@ -109,12 +115,10 @@ pub fn call(ctx: &RequestContext, params: &CallToolParams) -> Option<Result<Call
                 (Some(name), Some(greeting), Some(n)) if state_is(params, "multiple-v1") => {
                     done(format!("{greeting} {name}; {n} root(s)."))
                 }
-                _ => ask(
-                    InputRequiredResult::ask("user_name", ask_name("What is your name?"))
-                        .and_ask("greeting", ask_model("Generate a greeting", 50))
-                        .and_ask("client_roots", ask_roots())
-                        .with_state("multiple-v1"),
-                ),
+                _ => ask(InputRequiredResult::ask("user_name", ask_name("What is your name?"))
+                    .and_ask("greeting", ask_model("Generate a greeting", 50))
+                    .and_ask("client_roots", ask_roots())
+                    .with_state("multiple-v1")),
             }
         }
         "test_input_required_result_multi_round" => {

@@ -82,7 +82,8 @@ pub async fn get(_ctx: RequestContext, params: GetPromptParams) -> Result<GetPro
             vec![user(ContentBlock::image(PNG, "image/png")), PromptMessage::user("Please analyze the image above.")]
         }
         "test_input_required_result_prompt" => {
-            let answer = params.input_responses.as_ref().and_then(|r| r.get("user_context")).and_then(|a| a.as_elicit());
+            let answer =
+                params.input_responses.as_ref().and_then(|r| r.get("user_context")).and_then(|a| a.as_elicit());
             let context = answer
                 .filter(|a| a.action == ElicitAction::Accept)
                 .and_then(|a| a.content.as_ref())

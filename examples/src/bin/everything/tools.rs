@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 
 use crate::form;
 
-pub const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+pub const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
 static SLOW_COMPLETED: AtomicU64 = AtomicU64::new(0);
@@ -156,13 +157,13 @@ pub async fn call(ctx: RequestContext, params: CallToolParams) -> Result<CallToo
             CallToolResult::text("Progress complete.")
         }
         "json_schema_2020_12_tool" => CallToolResult::text(format!("Received {}", Value::Object(args.clone()))),
-        "test_x_mcp_header" => CallToolResult::text(format!(
-            "region={}",
-            text_arg("region").unwrap_or_else(|| "<none>".to_owned())
-        )),
+        "test_x_mcp_header" => {
+            CallToolResult::text(format!("region={}", text_arg("region").unwrap_or_else(|| "<none>".to_owned())))
+        }
         "test_missing_capability" => {
             if ctx.client_capabilities().sampling.is_none() {
-                let required = ClientCapabilities { sampling: Some(SamplingCapability::default()), ..Default::default() };
+                let required =
+                    ClientCapabilities { sampling: Some(SamplingCapability::default()), ..Default::default() };
                 return Err(Error::missing_client_capability(
                     "Server requires the sampling capability for this request",
                     &required,
@@ -199,9 +200,14 @@ pub async fn call(ctx: RequestContext, params: CallToolParams) -> Result<CallToo
         "test_dynamic_tool" if DYNAMIC_TOOL.load(Ordering::SeqCst) => CallToolResult::text("dynamic"),
         "test_elicitation" => {
             let message = text_arg("message").unwrap_or_else(|| "Please answer".into());
-            let schema = json!({"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"]});
+            let schema =
+                json!({"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"]});
             let answer = ctx.elicit(form(&message, schema)).await?;
-            CallToolResult::text(format!("User response: action={:?}, content={}", answer.action, json!(answer.content)))
+            CallToolResult::text(format!(
+                "User response: action={:?}, content={}",
+                answer.action,
+                json!(answer.content)
+            ))
         }
         "test_elicitation_sep1034_defaults" => {
             let schema = json!({"type": "object", "properties": {

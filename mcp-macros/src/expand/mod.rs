@@ -1,0 +1,178 @@
+//! Generating code from a checked model.
+
+mod prompt;
+mod resource;
+mod tool;
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, LitStr};
+
+use crate::model::{FnModel, Kind, ParamRole};
+use crate::{attrs, docs, parse, validate};
+
+/// Expand one attribute: parse, validate, generate. On errors, emit them together with
+/// the user's function and a stub companion so that nothing else fails because of them.
+pub fn item(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Vec::new();
+    let options = attrs::parse_options(kind, attr, &mut errors);
+    let (model, function) = match parse::parse(kind, options, item, &mut errors) {
+        Ok(parsed) => parsed,
+        Err(original) => return with_errors(errors, original),
+    };
+    validate::validate(&model, &mut errors);
+    if !errors.is_empty() {
+        return with_errors(errors, stub(&model, &function));
+    }
+    let generated = match kind {
+        Kind::Tool => tool::expand(&model, &function),
+        Kind::Prompt => prompt::expand(&model, &function),
+        Kind::Resource => resource::expand(&model, &function),
+    };
+    quote! {
+        #function
+        #generated
+    }
+}
+
+fn with_errors(errors: Vec<syn::Error>, tokens: TokenStream) -> TokenStream {
+    let errors = errors.into_iter().map(|e| e.to_compile_error());
+    quote! { #(#errors)* #tokens }
+}
+
+/// The companion type: a braced struct (type namespace only, so it coexists with the
+/// function) carrying the item's documentation.
+fn companion(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let vis = &function.vis;
+    let ident = &model.ident;
+    let doc = docs::companion(model);
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    }
+}
+
+/// The user's function and a companion whose trait impl never runs (compilation fails).
+fn stub(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let ident = &model.ident;
+    let companion = companion(model, function);
+    let name = model.name();
+    let uri = model.options.uri.as_ref().map_or_else(String::new, LitStr::value);
+    let trait_impl = match model.kind {
+        Kind::Tool => quote! {
+            impl ::mcp::items::ToolDef for #ident {
+                const NAME: &'static str = #name;
+                fn definition() -> ::mcp::protocol::Tool { ::core::unreachable!() }
+                fn call(_: ::mcp::Context, _: ::mcp::protocol::CallToolParams)
+                    -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::CallToolOutcome, ::mcp::Error>>
+                { ::core::unreachable!() }
+            }
+        },
+        Kind::Prompt => quote! {
+            impl ::mcp::items::PromptDef for #ident {
+                const NAME: &'static str = #name;
+                fn definition() -> ::mcp::protocol::Prompt { ::core::unreachable!() }
+                fn get(_: ::mcp::Context, _: ::mcp::protocol::GetPromptParams)
+                    -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::GetPromptOutcome, ::mcp::Error>>
+                { ::core::unreachable!() }
+            }
+        },
+        Kind::Resource => quote! {
+            impl ::mcp::items::ResourceDef for #ident {
+                const URI: &'static str = #uri;
+                fn definition() -> ::mcp::items::ResourceKind { ::core::unreachable!() }
+                fn read(_: ::mcp::Context, _: ::mcp::protocol::ReadResourceParams, _: ::mcp::items::template::Variables)
+                    -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::ReadResourceOutcome, ::mcp::Error>>
+                { ::core::unreachable!() }
+            }
+        },
+    };
+    quote! {
+        #function
+        #companion
+        #[allow(unreachable_code, clippy::diverging_sub_expression)]
+        const _: () = { #trait_impl };
+    }
+}
+
+/// `Some(expr)` / `None` for an optional string.
+fn opt_string(value: Option<String>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(::std::string::String::from(#v))),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// `Some(vec![Icon..])` / `None`.
+fn icons(model: &FnModel) -> TokenStream {
+    if model.options.icons.is_empty() {
+        return quote!(::core::option::Option::None);
+    }
+    let icons = model.options.icons.iter().map(|src| {
+        quote!(::mcp::protocol::Icon { src: ::std::string::String::from(#src), ..::core::default::Default::default() })
+    });
+    quote!(::core::option::Option::Some(::std::vec![#(#icons),*]))
+}
+
+/// `Some(meta object)` / `None` (the JSON was checked at compile time).
+fn meta(model: &FnModel) -> TokenStream {
+    match &model.options.meta {
+        Some(meta) => quote! {
+            match ::mcp::__private::serde_json::from_str::<::mcp::protocol::JsonObject>(#meta) {
+                ::core::result::Result::Ok(meta) => ::core::option::Option::Some(meta),
+                ::core::result::Result::Err(_) => ::core::option::Option::None,
+            }
+        },
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The call of the user's function with already-bound arguments.
+fn call_user_fn(model: &FnModel) -> TokenStream {
+    let ident = &model.ident;
+    let args = model.params.iter().map(|p| {
+        let local = local(p);
+        quote!(#local)
+    });
+    let await_ = model.is_async.then(|| quote!(.await));
+    quote!(#ident(#(#args),*) #await_)
+}
+
+/// The local variable holding a parameter's value.
+fn local(param: &crate::model::Param) -> syn::Ident {
+    syn::Ident::new(&format!("__mcp_p_{}", param.ident.to_string().trim_start_matches("r#")), param.ident.span())
+}
+
+/// Bindings for `Context` and `Resolve` parameters (shared by tools; Context by all).
+fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
+    model
+        .params
+        .iter()
+        .filter_map(|p| {
+            let local = local(p);
+            let ty = &p.ty;
+            match p.role {
+                ParamRole::Context => Some(quote!(let #local = ::core::clone::Clone::clone(&__mcp_ctx);)),
+                ParamRole::Resolve => Some(quote_spanned! {ty.span()=>
+                    let #local: #ty = match <#ty as ::mcp::__private::FromResolver>::from_resolver(&__mcp_ctx).await {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(outcome) => return outcome,
+                    };
+                }),
+                ParamRole::Argument => None,
+            }
+        })
+        .collect()
+}
+
+/// `Err(e)` of a prompt or resource function as an `mcp::Error` (keeping an
+/// `mcp::Error`'s code; anything else printable becomes `-32603`).
+fn convert_error(error: TokenStream) -> TokenStream {
+    quote! {{
+        #[allow(unused_imports)]
+        use ::mcp::__private::{ErrViaDisplay as _, ErrViaMcp as _};
+        (&::mcp::__private::ErrWrap(#error)).__mcp_error()
+    }}
+}

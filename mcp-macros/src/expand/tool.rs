@@ -1,0 +1,188 @@
+//! `#[mcp::tool]`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use super::{call_user_fn, companion, icons, injected_bindings, local, meta, opt_string};
+use crate::model::{FnModel, ParamRole};
+use crate::types;
+use crate::validate::resolve_with_input_message;
+
+pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let ident = &model.ident;
+    let name = model.name();
+    let companion = companion(model, function);
+    let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
+    let description = opt_string(model.description());
+    let icons = icons(model);
+    let meta = meta(model);
+    let annotations = annotations(model);
+
+    let schema_params = model.arguments().map(|p| {
+        let ty = &p.ty;
+        let wire = p.wire_name();
+        let description = match p.description() {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        let required = types::option_inner(ty).is_none() && p.default.is_none();
+        let default = match &p.default {
+            Some(expr) => quote!(::mcp::__private::default_json::<#ty>(&(#expr))),
+            None => quote!(::core::option::Option::None),
+        };
+        quote_spanned! {ty.span()=>
+            __mcp_schema.param::<#ty>(#wire, #description, #required, #default);
+        }
+    });
+
+    let arg_bindings = model.arguments().map(|p| {
+        let ty = &p.ty;
+        let wire = p.wire_name();
+        let local = local(p);
+        let decode = match &p.default {
+            Some(expr) => quote_spanned! {ty.span()=>
+                ::mcp::__private::arg_or::<#ty>(&mut __mcp_args, #wire, #name, || #expr)
+            },
+            None => quote_spanned! {ty.span()=> ::mcp::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) },
+        };
+        quote! {
+            let #local: #ty = match #decode {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(result) => return ::core::result::Result::Ok(result.into()),
+            };
+        }
+    });
+    let injected = injected_bindings(model);
+    let call = call_user_fn(model);
+
+    let (convert, output_ty) = conversion(model);
+    let output_schema = match (&output_ty, model.options.output_schema) {
+        (_, Some(false)) | (None, _) => quote!(::core::option::Option::None),
+        (Some(ty), _) => quote_spanned! {ty.span()=> {
+            #[allow(unused_imports)]
+            use ::mcp::__private::{SchemaViaIntoTool as _, SchemaViaStructured as _};
+            (&::mcp::__private::RetType::<#ty>::NEW).__mcp_output_schema()
+        }},
+    };
+    let resolve_check = resolve_check(model);
+    let uses_args = model.arguments().next().is_some();
+    let args_decl = if uses_args {
+        quote!(let mut __mcp_args = __mcp_params.arguments.take().unwrap_or_default();)
+    } else {
+        quote!(let _ = &__mcp_params;)
+    };
+    let mut_params = uses_args.then(|| quote!(mut));
+    let ctx_name =
+        if model.params.iter().any(|p| p.role != ParamRole::Argument) { quote!(__mcp_ctx) } else { quote!(_) };
+
+    quote! {
+        #companion
+
+        const _: () = {
+            #resolve_check
+
+            #[automatically_derived]
+            impl ::mcp::items::ToolDef for #ident {
+                const NAME: &'static str = #name;
+
+                fn definition() -> ::mcp::protocol::Tool {
+                    let mut __mcp_schema = ::mcp::__private::InputSchema::default();
+                    #(#schema_params)*
+                    ::mcp::protocol::Tool {
+                        name: ::std::string::String::from(#name),
+                        title: #title,
+                        description: #description,
+                        input_schema: __mcp_schema.finish(),
+                        output_schema: #output_schema,
+                        annotations: #annotations,
+                        icons: #icons,
+                        meta: #meta,
+                    }
+                }
+
+                fn call(
+                    #ctx_name: ::mcp::Context,
+                    #mut_params __mcp_params: ::mcp::protocol::CallToolParams,
+                ) -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::CallToolOutcome, ::mcp::Error>> {
+                    ::std::boxed::Box::pin(async move {
+                        #args_decl
+                        #(#arg_bindings)*
+                        #(#injected)*
+                        let __mcp_ret = #call;
+                        #convert
+                    })
+                }
+            }
+        };
+    }
+}
+
+/// How the return value becomes an outcome, and the type whose schema is the output schema.
+fn conversion(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
+    let Some(ret) = &model.ret else {
+        return (quote!(::mcp::items::IntoToolOutcome::into_tool_outcome(__mcp_ret)), None);
+    };
+    let via = |value: TokenStream, ty: &syn::Type| {
+        quote_spanned! {ty.span()=> {
+            #[allow(unused_imports)]
+            use ::mcp::__private::{ViaIntoTool as _, ViaStructured as _};
+            ::mcp::__private::Ret(#value).__mcp_tool()
+        }}
+    };
+    match types::result_ok(ret) {
+        Some(ok) => {
+            let ok_conv = via(quote!(__mcp_value), ok);
+            (
+                quote! {
+                    match __mcp_ret {
+                        ::core::result::Result::Ok(__mcp_value) => #ok_conv,
+                        ::core::result::Result::Err(__mcp_error) => ::core::result::Result::Ok(
+                            ::mcp::protocol::CallToolResult::error(::std::string::ToString::to_string(&__mcp_error)).into(),
+                        ),
+                    }
+                },
+                Some(ok.clone()),
+            )
+        }
+        None => (via(quote!(__mcp_ret), ret), Some(ret.clone())),
+    }
+}
+
+/// A compile-time check, for what syntax cannot see (type aliases, user enums), that a
+/// tool with `Resolve` parameters does not return an `InputRequiredResult`.
+fn resolve_check(model: &FnModel) -> TokenStream {
+    let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
+    let Some(ret) = model.ret.as_ref().filter(|_| has_resolve) else {
+        return TokenStream::new();
+    };
+    let message = resolve_with_input_message().replace('{', "{{").replace('}', "}}");
+    quote_spanned! {ret.span()=>
+        #[allow(unused_imports)]
+        use ::mcp::__private::ProbeFallback as _;
+        const _: () = ::core::assert!(!::mcp::__private::Probe::<#ret>::TOOL_MAY_REQUIRE_INPUT, #message);
+    }
+}
+
+fn annotations(model: &FnModel) -> TokenStream {
+    let Some(a) = &model.options.annotations else {
+        return quote!(::core::option::Option::None);
+    };
+    let opt_bool = |b: Option<bool>| match b {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = opt_string(a.title.as_ref().map(syn::LitStr::value));
+    let (read_only, destructive, idempotent, open_world) =
+        (opt_bool(a.read_only), opt_bool(a.destructive), opt_bool(a.idempotent), opt_bool(a.open_world));
+    quote! {
+        ::core::option::Option::Some(::mcp::protocol::ToolAnnotations {
+            title: #title,
+            read_only_hint: #read_only,
+            destructive_hint: #destructive,
+            idempotent_hint: #idempotent,
+            open_world_hint: #open_world,
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! The typed model of an annotated function and its attribute.
+
+use proc_macro2::Span;
+use syn::{Expr, Ident, LitStr, Type};
+
+/// Which macro is expanding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Kind::Tool => "#[mcp::tool]",
+            Kind::Prompt => "#[mcp::prompt]",
+            Kind::Resource => "#[mcp::resource]",
+        }
+    }
+}
+
+/// Tool annotations (`annotations(...)`).
+#[derive(Debug, Default)]
+pub struct Annotations {
+    pub title: Option<LitStr>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+/// The attribute's arguments.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// `#[mcp::resource("uri")]`.
+    pub uri: Option<LitStr>,
+    pub name: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub mime_type: Option<LitStr>,
+    pub icons: Vec<LitStr>,
+    pub meta: Option<LitStr>,
+    pub annotations: Option<Annotations>,
+    pub output_schema: Option<bool>,
+}
+
+/// How a parameter is filled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamRole {
+    /// `Context`: injected.
+    Context,
+    /// `Resolve<...>`: filled by a resolver.
+    Resolve,
+    /// A client-supplied argument (tool argument, prompt argument, template variable).
+    Argument,
+}
+
+/// One parameter.
+#[derive(Debug)]
+pub struct Param {
+    pub ident: Ident,
+    pub ty: Type,
+    pub role: ParamRole,
+    pub docs: Vec<String>,
+    pub default: Option<Expr>,
+    pub rename: Option<LitStr>,
+    pub description: Option<LitStr>,
+    /// The span of the whole parameter, for errors.
+    pub span: Span,
+}
+
+impl Param {
+    /// The argument's wire name.
+    pub fn wire_name(&self) -> String {
+        self.rename.as_ref().map_or_else(|| self.ident.to_string().trim_start_matches("r#").to_owned(), LitStr::value)
+    }
+
+    /// The description: the attribute's, else the doc comment.
+    pub fn description(&self) -> Option<String> {
+        match &self.description {
+            Some(d) => Some(d.value()),
+            None => crate::docs::join(&self.docs),
+        }
+    }
+}
+
+/// The annotated function.
+#[derive(Debug)]
+pub struct FnModel {
+    pub kind: Kind,
+    pub ident: Ident,
+    pub is_async: bool,
+    pub docs: Vec<String>,
+    pub params: Vec<Param>,
+    /// The return type, `None` for `()`.
+    pub ret: Option<Type>,
+    pub options: Options,
+}
+
+impl FnModel {
+    /// The item's wire name.
+    pub fn name(&self) -> String {
+        self.options
+            .name
+            .as_ref()
+            .map_or_else(|| self.ident.to_string().trim_start_matches("r#").to_owned(), LitStr::value)
+    }
+
+    /// The description: the attribute's, else the doc comment.
+    pub fn description(&self) -> Option<String> {
+        match &self.options.description {
+            Some(d) => Some(d.value()),
+            None => crate::docs::join(&self.docs),
+        }
+    }
+
+    pub fn arguments(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.role == ParamRole::Argument)
+    }
+}

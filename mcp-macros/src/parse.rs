@@ -1,0 +1,105 @@
+//! Reading the annotated function into a [`FnModel`], and stripping the attributes
+//! that only the macro understands (parameter docs and `#[mcp(...)]`).
+
+use proc_macro2::TokenStream;
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, Pat, ReturnType};
+
+use crate::attrs::{ParamOptions, parse_param_options};
+use crate::docs::doc_lines;
+use crate::model::{FnModel, Kind, Param, ParamRole};
+use crate::types;
+
+/// Parse `item` as a function; on success, return the model and the function to emit
+/// (parameter attributes removed).
+pub fn parse(
+    kind: Kind,
+    options: crate::model::Options,
+    item: TokenStream,
+    errors: &mut Vec<syn::Error>,
+) -> Result<(FnModel, ItemFn), TokenStream> {
+    let mut function: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let what = match kind {
+                Kind::Tool => "a tool",
+                Kind::Prompt => "a prompt",
+                Kind::Resource => "a resource",
+            };
+            errors.push(syn::Error::new(
+                item.clone().into_iter().next().map_or_else(proc_macro2::Span::call_site, |t| t.span()),
+                format!(
+                    "{} goes on a function: write `{} fn name(...) -> ...` to define {what}",
+                    kind.attribute(),
+                    kind.attribute()
+                ),
+            ));
+            return Err(item);
+        }
+    };
+    let mut params = Vec::new();
+    for input in function.sig.inputs.iter_mut() {
+        let typed = match input {
+            FnArg::Receiver(receiver) => {
+                errors.push(syn::Error::new(
+                    receiver.span(),
+                    format!("{} goes on a free function, not a method; move it out of the `impl` block and pass state through `Context` or a static", kind.attribute()),
+                ));
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        let mut docs = Vec::new();
+        let mut opts = ParamOptions { default: None, rename: None, description: None };
+        let mut kept = Vec::new();
+        for attr in typed.attrs.drain(..) {
+            if attr.path().is_ident("doc") {
+                docs.extend(doc_lines(std::slice::from_ref(&attr)));
+            } else if attr.path().is_ident("mcp") {
+                parse_param_options(&attr, &mut opts, errors);
+            } else {
+                kept.push(attr);
+            }
+        }
+        typed.attrs = kept;
+        let Pat::Ident(pat) = &*typed.pat else {
+            errors.push(syn::Error::new(
+                typed.pat.span(),
+                "use a plain name for this parameter (its name is the argument's name on the wire)",
+            ));
+            continue;
+        };
+        let ty = (*typed.ty).clone();
+        let role = if types::is_context(&ty) {
+            ParamRole::Context
+        } else if types::is_resolve(&ty) {
+            ParamRole::Resolve
+        } else {
+            ParamRole::Argument
+        };
+        params.push(Param {
+            ident: pat.ident.clone(),
+            span: typed.span(),
+            ty,
+            role,
+            docs,
+            default: opts.default,
+            rename: opts.rename,
+            description: opts.description,
+        });
+    }
+    let ret = match &function.sig.output {
+        ReturnType::Default => None,
+        ReturnType::Type(_, ty) => Some((**ty).clone()),
+    };
+    let model = FnModel {
+        kind,
+        ident: function.sig.ident.clone(),
+        is_async: function.sig.asyncness.is_some(),
+        docs: doc_lines(&function.attrs),
+        params,
+        ret,
+        options,
+    };
+    Ok((model, function))
+}

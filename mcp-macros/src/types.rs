@@ -1,0 +1,104 @@
+//! Syntactic questions about types: is it `Context`, `Resolve<..>`, `Option<T>`,
+//! `Result<T, E>`, and does it mention `InputRequiredResult`?
+
+use syn::visit::Visit;
+use syn::{GenericArgument, Ident, PathArguments, Type, TypePath};
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(TypePath { qself: None, path }) => path.segments.last(),
+        Type::Reference(r) => last_segment(&r.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        Type::Group(g) => last_segment(&g.elem),
+        _ => None,
+    }
+}
+
+/// The last path segment's name: `mcp::Context` -> `Context`.
+pub fn last_ident(ty: &Type) -> Option<&Ident> {
+    last_segment(ty).map(|s| &s.ident)
+}
+
+/// The type arguments of the last segment.
+fn type_args(ty: &Type) -> Vec<&Type> {
+    match last_segment(ty).map(|s| &s.arguments) {
+        Some(PathArguments::AngleBracketed(args)) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+pub fn is_context(ty: &Type) -> bool {
+    last_ident(ty).is_some_and(|i| i == "Context") && matches!(ty, Type::Path(_))
+}
+
+pub fn is_resolve(ty: &Type) -> bool {
+    last_ident(ty).is_some_and(|i| i == "Resolve") && matches!(ty, Type::Path(_))
+}
+
+/// `T` of `Option<T>`.
+pub fn option_inner(ty: &Type) -> Option<&Type> {
+    if last_ident(ty).is_some_and(|i| i == "Option") {
+        let args = type_args(ty);
+        if args.len() == 1 {
+            return Some(args[0]);
+        }
+    }
+    None
+}
+
+/// `T` of `Result<T, E>` (or of a one-argument `Result<T>` alias).
+pub fn result_ok(ty: &Type) -> Option<&Type> {
+    if last_ident(ty).is_some_and(|i| i == "Result") && matches!(ty, Type::Path(_)) {
+        return type_args(ty).first().copied();
+    }
+    None
+}
+
+/// Names in a return type that mean "this may be an `InputRequiredResult`".
+const INPUT_REQUIRED_NAMES: &[&str] =
+    &["InputRequiredResult", "CallToolOutcome", "GetPromptOutcome", "ReadResourceOutcome", "Outcome"];
+
+/// The first identifier in `ty` naming an input-required type, for a precise span.
+pub fn find_input_required(ty: &Type) -> Option<Ident> {
+    struct Finder(Option<Ident>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+            if self.0.is_none() && INPUT_REQUIRED_NAMES.iter().any(|n| seg.ident == n) {
+                self.0 = Some(seg.ident.clone());
+            }
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    let mut finder = Finder(None);
+    finder.visit_type(ty);
+    finder.0
+}
+
+/// A JSON Schema type name for simple Rust types, for documentation.
+pub fn json_type(ty: &Type) -> String {
+    if let Some(inner) = option_inner(ty) {
+        return json_type(inner);
+    }
+    let Some(ident) = last_ident(ty) else { return "value".to_owned() };
+    match ident.to_string().as_str() {
+        "String" | "str" | "char" => "string".to_owned(),
+        "bool" => "boolean".to_owned(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+            "integer".to_owned()
+        }
+        "f32" | "f64" => "number".to_owned(),
+        "Vec" | "HashSet" | "BTreeSet" => match type_args(ty).first() {
+            Some(inner) => format!("array of {}", json_type(inner)),
+            None => "array".to_owned(),
+        },
+        "HashMap" | "BTreeMap" | "Map" | "Value" => "object".to_owned(),
+        other => format!("object (`{other}`)"),
+    }
+}

@@ -1,0 +1,170 @@
+//! Checking the model before anything is generated. Every problem is reported, each at
+//! the token it is about, with a message that says how to fix it.
+
+use syn::spanned::Spanned;
+
+use crate::model::{FnModel, Kind, ParamRole};
+use crate::types;
+
+/// The variables of an RFC 6570 template (`{name}` and `{+name}`), or why it is invalid.
+pub fn template_variables(template: &str) -> Result<Vec<String>, String> {
+    let mut vars = Vec::new();
+    let mut rest = template;
+    let mut previous_was_variable = false;
+    while let Some(open) = rest.find('{') {
+        if open > 0 {
+            previous_was_variable = false;
+        }
+        let close = rest[open..].find('}').ok_or_else(|| format!("unclosed `{{` in `{template}`"))?;
+        let expr = &rest[open + 1..open + close];
+        let name = expr.strip_prefix('+').unwrap_or(expr);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("unsupported expression `{{{expr}}}`: use `{{name}}` or `{{+name}}`"));
+        }
+        if previous_was_variable {
+            return Err(format!("two variables in a row in `{template}` cannot be told apart; put text between them"));
+        }
+        if vars.iter().any(|v| v == name) {
+            return Err(format!("the variable `{name}` appears twice in `{template}`"));
+        }
+        vars.push(name.to_owned());
+        previous_was_variable = true;
+        rest = &rest[open + close + 1..];
+    }
+    if rest.contains('}') {
+        return Err(format!("stray `}}` in `{template}`"));
+    }
+    Ok(vars)
+}
+
+const RESOLVE_WITH_INPUT: &str = "a tool with `Resolve<...>` parameters cannot also return an `InputRequiredResult`: \
+one call has a single inputResponses/requestState channel and its resolvers already use it; \
+ask through another resolver instead, or drop the `Resolve` parameters and return the `InputRequiredResult` yourself";
+
+/// The message of the compile-time check that catches what syntax cannot see.
+pub fn resolve_with_input_message() -> &'static str {
+    RESOLVE_WITH_INPUT
+}
+
+pub const STATIC_WITH_INPUT: &str = "a static resource cannot return an `InputRequiredResult`: it receives no `Context`, \
+so it could never read the answers; make it a template (add a `{variable}` to the URI) or return the contents";
+
+pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
+    let name = model.name();
+    let name_span = model.options.name.as_ref().map_or_else(|| model.ident.span(), |n| n.span());
+    if model.kind == Kind::Tool
+        && (name.is_empty()
+            || name.len() > 128
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        errors.push(syn::Error::new(
+            name_span,
+            format!("the tool name `{name}` is not valid: use 1 to 128 of `A-Z a-z 0-9 _ - .`"),
+        ));
+    }
+    if let Some(meta) = &model.options.meta {
+        match serde_json::from_str::<serde_json::Value>(&meta.value()) {
+            Ok(serde_json::Value::Object(_)) => {}
+            _ => errors.push(syn::Error::new(
+                meta.span(),
+                "`meta` must be a JSON object, e.g. `meta = r#\"{\"team\": \"infra\"}\"#`",
+            )),
+        }
+    }
+    let mut context_seen = false;
+    for param in &model.params {
+        let ident = param.ident.to_string();
+        if ident.starts_with("__mcp") {
+            errors.push(syn::Error::new(
+                param.ident.span(),
+                format!("the parameter name `{ident}` is reserved for generated code; rename it"),
+            ));
+        }
+        match param.role {
+            ParamRole::Context => {
+                if context_seen {
+                    errors.push(syn::Error::new(
+                        param.span,
+                        "this function already takes a `Context`; remove this second one (clone the first if you need two)",
+                    ));
+                }
+                context_seen = true;
+            }
+            ParamRole::Resolve if model.kind != Kind::Tool => {
+                errors.push(syn::Error::new(
+                    param.ty.span(),
+                    format!(
+                        "`Resolve<...>` parameters are for tools; {} cannot resolve dependencies",
+                        model.kind.attribute()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if param.default.is_some() && (param.role != ParamRole::Argument || model.kind != Kind::Tool) {
+            errors.push(syn::Error::new(param.span, "`#[mcp(default = ...)]` is for tool arguments only"));
+        }
+    }
+    let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
+    if has_resolve && let Some(found) = model.ret.as_ref().and_then(types::find_input_required) {
+        errors.push(syn::Error::new(found.span(), RESOLVE_WITH_INPUT));
+    }
+    if model.kind == Kind::Resource {
+        validate_resource(model, errors);
+    }
+}
+
+fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
+    let Some(uri) = &model.options.uri else {
+        errors.push(syn::Error::new(
+            model.ident.span(),
+            "a resource needs its URI: `#[mcp::resource(\"file:///notes.txt\")]` or a template like `#[mcp::resource(\"notes://{id}\")]`",
+        ));
+        return;
+    };
+    let vars = match template_variables(&uri.value()) {
+        Ok(vars) => vars,
+        Err(why) => {
+            errors.push(syn::Error::new(uri.span(), why));
+            return;
+        }
+    };
+    if vars.is_empty() {
+        for param in &model.params {
+            errors.push(syn::Error::new(
+                param.span,
+                format!(
+                    "a static resource takes no parameters{}; to read parts of the URI, make it a template such as `{}/{{{}}}`",
+                    if param.role == ParamRole::Context { " (not even `Context`)" } else { "" },
+                    uri.value().trim_end_matches('/'),
+                    param.ident
+                ),
+            ));
+        }
+        if let Some(found) = model.ret.as_ref().and_then(types::find_input_required) {
+            errors.push(syn::Error::new(found.span(), STATIC_WITH_INPUT));
+        }
+        return;
+    }
+    for param in model.arguments() {
+        let wire = param.wire_name();
+        if !vars.contains(&wire) {
+            errors.push(syn::Error::new(
+                param.ident.span(),
+                format!(
+                    "`{wire}` is not a variable of the URI template `{}`; its variables are: {}",
+                    uri.value(),
+                    vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    }
+    for var in &vars {
+        if !model.arguments().any(|p| &p.wire_name() == var) {
+            errors.push(syn::Error::new(
+                uri.span(),
+                format!("the URI template variable `{{{var}}}` has no matching parameter; add `{var}: String` to the function"),
+            ));
+        }
+    }
+}

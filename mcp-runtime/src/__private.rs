@@ -1,0 +1,319 @@
+//! Support for the code the macros generate. Not a public API: no semver promise.
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+use std::marker::PhantomData;
+
+use crate::Error;
+use crate::items::{IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome};
+use crate::protocol::{CallToolOutcome, CallToolResult, GetPromptOutcome, JsonObject, ReadResourceOutcome};
+pub use crate::server::BoxFuture;
+
+/// A prompt argument by name, parsed from its string form.
+pub fn prompt_arg<T: std::str::FromStr>(
+    arguments: &std::collections::BTreeMap<String, String>,
+    name: &str,
+) -> Result<Option<T>, Error>
+where
+    T::Err: std::fmt::Display,
+{
+    match arguments.get(name) {
+        None => Ok(None),
+        Some(raw) => raw
+            .parse::<T>()
+            .map(Some)
+            .map_err(|e| Error::invalid_params(format!("Invalid value for argument '{name}': {e}"))),
+    }
+}
+
+/// The error for a required prompt argument that is missing.
+pub fn missing_arg(name: &str) -> Error {
+    Error::invalid_params(format!("Missing required argument: {name}"))
+}
+
+/// A resource template variable, parsed from its string form.
+pub fn template_var<T: std::str::FromStr>(vars: &crate::items::template::Variables, name: &str) -> Result<T, Error>
+where
+    T::Err: std::fmt::Display,
+{
+    let raw = vars.get(name).ok_or_else(|| Error::internal(format!("template variable '{name}' is missing")))?;
+    raw.parse::<T>().map_err(|e| Error::invalid_params(format!("Invalid value for '{name}' in the URI: {e}")))
+}
+
+/// Wraps a tool's return value for conversion (autoref dispatch: a type implementing
+/// `IntoToolOutcome` converts through it; any other `Serialize + JsonSchema` type is
+/// structured output).
+pub struct Ret<T>(pub T);
+
+/// First choice: the value knows how to become a tool result.
+pub trait ViaIntoTool {
+    /// Convert.
+    fn __mcp_tool(self) -> Result<CallToolOutcome, Error>;
+}
+
+impl<T: IntoToolOutcome> ViaIntoTool for Ret<T> {
+    fn __mcp_tool(self) -> Result<CallToolOutcome, Error> {
+        self.0.into_tool_outcome()
+    }
+}
+
+/// Second choice: structured output.
+pub trait ViaStructured {
+    /// Convert.
+    fn __mcp_tool(self) -> Result<CallToolOutcome, Error>;
+}
+
+impl<T: serde::Serialize + schemars::JsonSchema> ViaStructured for &Ret<T> {
+    fn __mcp_tool(self) -> Result<CallToolOutcome, Error> {
+        crate::items::returns_structured(&self.0)
+    }
+}
+
+/// Names a return type for schema dispatch.
+pub struct RetType<T>(PhantomData<T>);
+
+impl<T> RetType<T> {
+    /// The probe.
+    pub const NEW: Self = RetType(PhantomData);
+}
+
+/// First choice: the return type states its output schema.
+pub trait SchemaViaIntoTool {
+    /// The output schema.
+    fn __mcp_output_schema(&self) -> Option<JsonObject>;
+}
+
+impl<T: IntoToolOutcome> SchemaViaIntoTool for RetType<T> {
+    fn __mcp_output_schema(&self) -> Option<JsonObject> {
+        T::output_schema()
+    }
+}
+
+/// Second choice: structured output's schema.
+pub trait SchemaViaStructured {
+    /// The output schema.
+    fn __mcp_output_schema(&self) -> Option<JsonObject>;
+}
+
+impl<T: schemars::JsonSchema> SchemaViaStructured for &RetType<T> {
+    fn __mcp_output_schema(&self) -> Option<JsonObject> {
+        Some(crate::items::output_schema_of::<T>())
+    }
+}
+
+/// Whether a return type may carry an `InputRequiredResult`, for compile-time checks
+/// (true only when it converts through `IntoToolOutcome`/`IntoResourceOutcome` and says so).
+pub struct Probe<T>(PhantomData<T>);
+
+/// Fallback: types that convert as structured output never ask for input.
+pub trait ProbeFallback {
+    /// False.
+    const TOOL_MAY_REQUIRE_INPUT: bool = false;
+    /// False.
+    const RESOURCE_MAY_REQUIRE_INPUT: bool = false;
+}
+
+impl<T> ProbeFallback for Probe<T> {}
+
+impl<T: IntoToolOutcome> Probe<T> {
+    /// What the return type says.
+    pub const TOOL_MAY_REQUIRE_INPUT: bool = T::MAY_REQUIRE_INPUT;
+}
+
+/// Resource returns, probed separately.
+pub struct ResourceProbe<T>(PhantomData<T>);
+
+impl<T> ProbeFallback for ResourceProbe<T> {}
+
+impl<T: IntoResourceOutcome> ResourceProbe<T> {
+    /// What the return type says.
+    pub const RESOURCE_MAY_REQUIRE_INPUT: bool = T::MAY_REQUIRE_INPUT;
+}
+
+/// Wraps an error for conversion: `mcp::Error` keeps its code, anything `Display`
+/// becomes `-32603` with its text.
+pub struct ErrWrap<E>(pub E);
+
+/// First choice: already an `mcp::Error`.
+pub trait ErrViaMcp {
+    /// Convert.
+    fn __mcp_error(&self) -> Error;
+}
+
+impl ErrViaMcp for ErrWrap<Error> {
+    fn __mcp_error(&self) -> Error {
+        self.0.clone()
+    }
+}
+
+/// Second choice: anything printable.
+pub trait ErrViaDisplay {
+    /// Convert.
+    fn __mcp_error(&self) -> Error;
+}
+
+impl<E: std::fmt::Display> ErrViaDisplay for &ErrWrap<E> {
+    fn __mcp_error(&self) -> Error {
+        Error::internal(self.0.to_string())
+    }
+}
+
+/// Convert a prompt function's value.
+pub fn prompt_outcome<T: IntoPromptOutcome>(value: T) -> Result<GetPromptOutcome, Error> {
+    value.into_prompt_outcome()
+}
+
+/// Convert a resource function's value.
+pub fn resource_outcome<T: IntoResourceOutcome>(
+    value: T,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> Result<ReadResourceOutcome, Error> {
+    value.into_resource_outcome(uri, mime_type)
+}
+
+/// A tool parameter type: decoded from JSON and described by a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this parameter's type must be `Deserialize + JsonSchema`",
+    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for it, or take `mcp::Context` to get the request"
+)]
+pub trait ToolParam: Sized {
+    /// Decode from the argument's JSON.
+    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error>;
+    /// Its schema.
+    fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+}
+
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {
+    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+    fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        generator.subschema_for::<T>()
+    }
+}
+
+/// Builds a tool's input schema parameter by parameter.
+pub struct InputSchema {
+    generator: schemars::SchemaGenerator,
+    properties: JsonObject,
+    required: Vec<serde_json::Value>,
+}
+
+impl Default for InputSchema {
+    fn default() -> Self {
+        InputSchema {
+            generator: schemars::SchemaGenerator::default(),
+            properties: JsonObject::new(),
+            required: Vec::new(),
+        }
+    }
+}
+
+impl InputSchema {
+    /// Add the parameter `name` of type `T`.
+    pub fn param<T: ToolParam>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        required: bool,
+        default: Option<serde_json::Value>,
+    ) {
+        let mut schema = T::schema(&mut self.generator).to_value();
+        if let serde_json::Value::Object(map) = &mut schema {
+            if let Some(d) = description {
+                map.insert("description".into(), d.into());
+            }
+            if let Some(default) = default {
+                map.insert("default".into(), default);
+            }
+        } else if description.is_some() {
+            let mut map = JsonObject::new();
+            map.insert("allOf".into(), serde_json::Value::Array(vec![schema]));
+            if let Some(d) = description {
+                map.insert("description".into(), d.into());
+            }
+            schema = serde_json::Value::Object(map);
+        }
+        self.properties.insert(name.to_owned(), schema);
+        if required {
+            self.required.push(name.into());
+        }
+    }
+
+    /// The finished schema: `type: object`, `properties`, `required`, and `$defs` when used.
+    pub fn finish(mut self) -> JsonObject {
+        let mut root = JsonObject::new();
+        root.insert("type".into(), "object".into());
+        root.insert("properties".into(), serde_json::Value::Object(self.properties));
+        if !self.required.is_empty() {
+            root.insert("required".into(), serde_json::Value::Array(self.required));
+        }
+        let defs = self.generator.take_definitions(true);
+        if !defs.is_empty() {
+            root.insert("$defs".into(), serde_json::Value::Object(defs));
+        }
+        root
+    }
+}
+
+/// Serialize a parameter's default for the schema.
+pub fn default_json<T: serde::Serialize>(value: &T) -> Option<serde_json::Value> {
+    serde_json::to_value(value).ok()
+}
+
+/// Take the argument `name` of type `T` out of `args`; absent means JSON `null`
+/// (so `Option` parameters become `None`), and a failure is the `isError` result.
+pub fn arg<T: ToolParam>(args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult> {
+    let present = args.contains_key(name);
+    let value = args.remove(name).unwrap_or(serde_json::Value::Null);
+    T::decode(value).map_err(|e| {
+        if present {
+            CallToolResult::error(format!("Invalid arguments for tool {tool}: `{name}`: {e}"))
+        } else {
+            CallToolResult::error(format!("Invalid arguments for tool {tool}: missing required argument `{name}`"))
+        }
+    })
+}
+
+/// Like [`arg`], but an absent argument takes `default()`.
+pub fn arg_or<T: ToolParam>(
+    args: &mut JsonObject,
+    name: &str,
+    tool: &str,
+    default: impl FnOnce() -> T,
+) -> Result<T, CallToolResult> {
+    match args.get(name) {
+        None | Some(serde_json::Value::Null) => Ok(default()),
+        Some(_) => arg(args, name, tool),
+    }
+}
+
+/// Fill a `Resolve<R>` parameter, or say what the call returns instead.
+pub trait FromResolver: Sized {
+    /// Resolve.
+    fn from_resolver(ctx: &crate::Context) -> BoxFuture<Result<Self, Result<CallToolOutcome, Error>>>;
+}
+
+impl<R: crate::resolve::Resolver> FromResolver for crate::Resolve<R> {
+    fn from_resolver(ctx: &crate::Context) -> BoxFuture<Result<Self, Result<CallToolOutcome, Error>>> {
+        let future = R::resolve(ctx);
+        Box::pin(async move { future.await.map(crate::Resolve).map_err(crate::resolve::Interrupt::into_outcome) })
+    }
+}
+
+/// Checks, at compile time, that a prompt or template parameter can be parsed from a string.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a prompt argument or URI variable",
+    label = "this parameter's type must implement `FromStr`",
+    note = "prompt arguments and URI template variables are strings on the wire; use `String` or a `FromStr` type"
+)]
+pub trait StrParam {}
+
+impl<T: std::str::FromStr> StrParam for T where T::Err: std::fmt::Display {}
+
+/// Assert `T: StrParam`.
+pub const fn assert_str_param<T: StrParam>() {}

@@ -1,0 +1,78 @@
+//! Items defined with `#[mcp::tool]`, `#[mcp::prompt]` and `#[mcp::resource]`: the traits
+//! the macros implement, the conversions of their return values, and the routers that
+//! serve them.
+//!
+//! Each macro keeps the user's function and adds a companion type of the same name (a
+//! braced struct, which lives in the type namespace only) implementing one of
+//! [`ToolDef`], [`PromptDef`] or [`ResourceDef`]. Register it with one line:
+//!
+//! ```
+//! /// Add two numbers.
+//! #[mcp::tool]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! let server = mcp::Server::builder("calc", "1.0.0").tool::<add>().build();
+//! assert_eq!(add(2, 3), 5); // still an ordinary function
+//! # let _ = server;
+//! ```
+
+mod describe;
+mod returns;
+mod router;
+pub mod template;
+
+pub(crate) use returns::structured as returns_structured;
+pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
+pub(crate) use router::Items;
+
+use crate::Error;
+use crate::protocol::{
+    CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, Prompt, ReadResourceOutcome,
+    ReadResourceParams, Resource, ResourceTemplate, Tool,
+};
+use crate::server::{BoxFuture, Context};
+
+/// A tool defined with `#[mcp::tool]`.
+pub trait ToolDef: 'static {
+    /// The tool's name.
+    const NAME: &'static str;
+    /// Its definition (schemas included). Called once, at registration.
+    fn definition() -> Tool;
+    /// Serve one call.
+    fn call(ctx: Context, params: CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
+}
+
+/// A prompt defined with `#[mcp::prompt]`.
+pub trait PromptDef: 'static {
+    /// The prompt's name.
+    const NAME: &'static str;
+    /// Its definition. Called once, at registration.
+    fn definition() -> Prompt;
+    /// Render it.
+    fn get(ctx: Context, params: GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
+}
+
+/// A static resource or a resource template.
+#[derive(Debug, Clone)]
+pub enum ResourceKind {
+    /// One fixed URI.
+    Static(Resource),
+    /// An RFC 6570 URI template.
+    Template(ResourceTemplate),
+}
+
+/// A resource defined with `#[mcp::resource]`.
+pub trait ResourceDef: 'static {
+    /// The URI or URI template, as written in the attribute.
+    const URI: &'static str;
+    /// Its definition. Called once, at registration.
+    fn definition() -> ResourceKind;
+    /// Read it; `variables` holds the template's variables (empty for static resources).
+    fn read(
+        ctx: Context,
+        params: ReadResourceParams,
+        variables: template::Variables,
+    ) -> BoxFuture<Result<ReadResourceOutcome, Error>>;
+}

@@ -1,0 +1,185 @@
+//! The registry of macro-defined items and the handlers that serve them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::template::{UriTemplate, Variables};
+use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
+use crate::Error;
+use crate::protocol::{
+    CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate,
+    Tool,
+};
+use crate::server::{BoxFuture, Context, RequestContext};
+
+type ToolCall = fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
+type PromptGet = fn(Context, GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
+type ResourceRead = fn(Context, ReadResourceParams, Variables) -> BoxFuture<Result<ReadResourceOutcome, Error>>;
+
+/// Items registered on a server builder.
+#[derive(Default)]
+pub(crate) struct Items {
+    tools: Vec<Tool>,
+    tool_calls: HashMap<String, ToolCall>,
+    prompts: Vec<Prompt>,
+    prompt_gets: HashMap<String, PromptGet>,
+    resources: Vec<Resource>,
+    static_reads: HashMap<String, ResourceRead>,
+    templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead)>,
+    /// Registration problems, reported by `try_build`.
+    pub(crate) errors: Vec<String>,
+}
+
+impl Items {
+    pub(crate) fn add_tool<T: ToolDef>(&mut self) {
+        let tool = T::definition();
+        if self.tool_calls.insert(tool.name.clone(), T::call).is_some() {
+            self.errors.push(format!("two tools are named `{}`; tool names must be unique", tool.name));
+            return;
+        }
+        self.tools.push(tool);
+    }
+
+    pub(crate) fn add_prompt<P: PromptDef>(&mut self) {
+        let prompt = P::definition();
+        if self.prompt_gets.insert(prompt.name.clone(), P::get).is_some() {
+            self.errors.push(format!("two prompts are named `{}`; prompt names must be unique", prompt.name));
+            return;
+        }
+        self.prompts.push(prompt);
+    }
+
+    pub(crate) fn add_resource<R: ResourceDef>(&mut self) {
+        match R::definition() {
+            ResourceKind::Static(resource) => {
+                if self.static_reads.insert(resource.uri.clone(), R::read).is_some() {
+                    self.errors.push(format!("two resources have the URI `{}`", resource.uri));
+                    return;
+                }
+                self.resources.push(resource);
+            }
+            ResourceKind::Template(template) => {
+                if self.templates.iter().any(|(t, _, _)| t.uri_template == template.uri_template) {
+                    self.errors.push(format!("two resource templates are `{}`", template.uri_template));
+                    return;
+                }
+                match UriTemplate::parse(&template.uri_template) {
+                    Ok(parsed) => self.templates.push((template, parsed, R::read)),
+                    Err(e) => self.errors.push(format!("resource template `{}`: {e}", template.uri_template)),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn has_tools(&self) -> bool {
+        !self.tools.is_empty()
+    }
+
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompts.is_empty()
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
+    /// Split into shared tables the handlers close over.
+    pub(crate) fn into_shared(self) -> Arc<SharedItems> {
+        Arc::new(SharedItems {
+            tools: ListToolsResult::new(self.tools),
+            tool_calls: self.tool_calls,
+            prompts: ListPromptsResult::new(self.prompts),
+            prompt_gets: self.prompt_gets,
+            resources: ListResourcesResult { resources: self.resources, ..Default::default() },
+            templates: ListResourceTemplatesResult {
+                resource_templates: self.templates.iter().map(|(t, _, _)| t.clone()).collect(),
+                ..Default::default()
+            },
+            static_reads: self.static_reads,
+            template_reads: self.templates.into_iter().map(|(_, parsed, read)| (parsed, read)).collect(),
+        })
+    }
+}
+
+/// The registered items, shared by the handlers. Definitions are computed once.
+pub(crate) struct SharedItems {
+    tools: ListToolsResult,
+    tool_calls: HashMap<String, ToolCall>,
+    prompts: ListPromptsResult,
+    prompt_gets: HashMap<String, PromptGet>,
+    resources: ListResourcesResult,
+    templates: ListResourceTemplatesResult,
+    static_reads: HashMap<String, ResourceRead>,
+    template_reads: Vec<(UriTemplate, ResourceRead)>,
+}
+
+impl SharedItems {
+    pub(crate) fn list_tools(&self) -> ListToolsResult {
+        self.tools.clone()
+    }
+
+    pub(crate) fn call_tool(
+        &self,
+        ctx: RequestContext,
+        params: CallToolParams,
+    ) -> BoxFuture<Result<CallToolOutcome, Error>> {
+        match self.tool_calls.get(&params.name) {
+            Some(call) => {
+                let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
+                call(ctx, params)
+            }
+            None => {
+                let error = Error::unknown_tool(&params.name);
+                Box::pin(async move { Err(error) })
+            }
+        }
+    }
+
+    pub(crate) fn list_prompts(&self) -> ListPromptsResult {
+        self.prompts.clone()
+    }
+
+    pub(crate) fn get_prompt(
+        &self,
+        ctx: RequestContext,
+        params: GetPromptParams,
+    ) -> BoxFuture<Result<GetPromptOutcome, Error>> {
+        match self.prompt_gets.get(&params.name) {
+            Some(get) => {
+                let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
+                get(ctx, params)
+            }
+            None => {
+                let error = Error::unknown_prompt(&params.name);
+                Box::pin(async move { Err(error) })
+            }
+        }
+    }
+
+    pub(crate) fn list_resources(&self) -> ListResourcesResult {
+        self.resources.clone()
+    }
+
+    pub(crate) fn list_templates(&self) -> ListResourceTemplatesResult {
+        self.templates.clone()
+    }
+
+    pub(crate) fn read_resource(
+        &self,
+        ctx: RequestContext,
+        params: ReadResourceParams,
+    ) -> BoxFuture<Result<ReadResourceOutcome, Error>> {
+        let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
+        if let Some(read) = self.static_reads.get(&params.uri) {
+            return read(context(ctx), params.clone(), Variables::new());
+        }
+        for (template, read) in &self.template_reads {
+            if let Some(vars) = template.matches(&params.uri) {
+                return read(context(ctx), params.clone(), vars);
+            }
+        }
+        let error = Error::resource_not_found(&params.uri);
+        Box::pin(async move { Err(error) })
+    }
+}
