@@ -1,4 +1,5 @@
-//! The command line every example server shares: `NAME stdio` or `NAME http HOST:PORT`.
+//! The command line every example server shares: `NAME stdio`, `NAME http HOST:PORT`, or
+//! `NAME describe` (print every tool, prompt and resource as Markdown).
 
 use mcp::Server;
 
@@ -15,6 +16,10 @@ pub async fn run(server: Server) -> std::process::ExitCode {
                 std::process::ExitCode::FAILURE
             }
         },
+        Some("describe") => {
+            print!("{}", server.describe_markdown().await);
+            std::process::ExitCode::SUCCESS
+        }
         Some("http") => {
             let Some(addr) = args.get(2).and_then(|a| a.parse::<std::net::SocketAddr>().ok()) else {
                 eprintln!("usage: {program} http HOST:PORT (for example {program} http 127.0.0.1:3931)");
@@ -30,7 +35,9 @@ pub async fn run(server: Server) -> std::process::ExitCode {
             }
         }
         Some(other) => {
-            eprintln!("usage: {program} stdio | {program} http HOST:PORT (unknown mode {other:?})");
+            eprintln!(
+                "usage: {program} stdio | {program} http HOST:PORT | {program} describe (unknown mode {other:?})"
+            );
             std::process::ExitCode::from(2)
         }
     }

@@ -1,6 +1,9 @@
 //! Shared helpers for the example binaries.
 
 pub mod cli;
+pub mod everything;
+pub mod hundred;
+pub mod lowlevel;
 pub mod provisioner;
 
 /// Send logs to stderr (stdout carries MCP messages on stdio), filtered by `RUST_LOG`.

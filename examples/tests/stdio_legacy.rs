@@ -83,7 +83,13 @@ async fn a_legacy_session_serves_ping_set_level_lists_and_calls() {
 
 #[tokio::test]
 async fn provision_asks_through_the_back_channel_in_a_legacy_session() {
-    let mut server = legacy_session(env!("CARGO_BIN_EXE_lowlevel_provisioner"), json!({"elicitation": {}})).await;
+    for binary in [env!("CARGO_BIN_EXE_lowlevel_provisioner"), env!("CARGO_BIN_EXE_provisioner")] {
+        back_channel_round_trip(binary).await;
+    }
+}
+
+async fn back_channel_round_trip(binary: &str) {
+    let mut server = legacy_session(binary, json!({"elicitation": {}})).await;
     server
         .send_request(json!("call-1"), "tools/call", json!({"name": "provision", "arguments": {"name": "orders"}}))
         .await;

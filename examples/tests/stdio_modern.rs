@@ -137,7 +137,12 @@ async fn calls_prompts_resources_and_completion_return_typed_results() {
 
 #[tokio::test]
 async fn provision_asks_for_the_region_then_finishes_on_the_retry() {
-    let mut server = provisioner();
+    for binary in [env!("CARGO_BIN_EXE_lowlevel_provisioner"), env!("CARGO_BIN_EXE_provisioner")] {
+        provision_round_trip(StdioServer::spawn(binary, &["stdio"])).await;
+    }
+}
+
+async fn provision_round_trip(mut server: StdioServer) {
     let caps = json!({"elicitation": {}});
     let first = server
         .request(

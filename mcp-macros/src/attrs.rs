@@ -34,18 +34,41 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The valid key `name` most likely stands for: one it abbreviates (`mime` for
+/// `mime_type`), else the nearest within two edits.
+fn suggest<'a>(name: &str, valid: &[&'a str]) -> Option<&'a str> {
+    let prefix = valid.iter().find(|k| name.len() >= 3 && k.starts_with(name));
+    prefix
+        .copied()
+        .or_else(|| valid.iter().map(|k| (distance(name, k), *k)).filter(|(d, _)| *d <= 2).min().map(|(_, k)| k))
+}
+
 /// "unknown key `x` in ...; expected one of: ..." with a suggestion when one is close.
 pub fn unknown_key(key: &Ident, place: &str, valid: &[&str]) -> syn::Error {
+    unknown_key_with(key, place, valid, None)
+}
+
+fn unknown_key_with(key: &Ident, place: &str, valid: &[&str], elsewhere: Option<&str>) -> syn::Error {
     let name = key.to_string();
     let list = valid.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let suggestion = valid
-        .iter()
-        .map(|k| (distance(&name, k), k))
-        .filter(|(d, _)| *d <= 2)
-        .min()
-        .map(|(_, k)| format!("; did you mean `{k}`?"))
-        .unwrap_or_default();
-    syn::Error::new(key.span(), format!("unknown key `{name}` in {place}{suggestion}\nexpected one of: {list}"))
+    let hint = match (suggest(&name, valid), elsewhere) {
+        (Some(k), _) => format!("; did you mean `{k}`?"),
+        (None, Some(other)) => format!(" (it is a key of {other})"),
+        (None, None) => String::new(),
+    };
+    syn::Error::new(key.span(), format!("unknown key `{name}` in {place}{hint}\nexpected one of: {list}"))
+}
+
+/// An unknown key of the macro itself, saying so when it belongs to another macro.
+fn unknown_item_key(kind: Kind, key: &Ident) -> syn::Error {
+    let name = key.to_string();
+    let others: Vec<String> = [Kind::Tool, Kind::Prompt, Kind::Resource]
+        .into_iter()
+        .filter(|k| *k != kind && keys(*k).contains(&name.as_str()))
+        .map(|k| format!("`{}`", k.attribute()))
+        .collect();
+    let elsewhere = (!others.is_empty()).then(|| others.join(" and "));
+    unknown_key_with(key, &format!("`{}`", kind.attribute()), keys(kind), elsewhere.as_deref())
 }
 
 fn duplicate(key: &Ident) -> syn::Error {
@@ -148,7 +171,7 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
                 let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
                 let name = key.to_string();
                 if !keys(kind).contains(&name.as_str()) {
-                    errors.push(unknown_key(&key, &format!("`{}`", kind.attribute()), keys(kind)));
+                    errors.push(unknown_item_key(kind, &key));
                     skip_value(input);
                 } else {
                     if seen.contains(&name) {

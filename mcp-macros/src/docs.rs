@@ -23,6 +23,19 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
         .collect()
 }
 
+/// `#[doc = <expr>]` attributes whose value is not a plain string (e.g. `concat!(...)`),
+/// kept as expressions to be evaluated by the compiler.
+pub fn doc_exprs(attrs: &[Attribute]) -> Vec<Expr> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) if !matches!(&nv.value, Expr::Lit(_)) => Some(nv.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Doc lines joined into one description (`None` when empty).
 pub fn join(lines: &[String]) -> Option<String> {
     let text = lines.iter().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect::<Vec<_>>().join("\n");

@@ -27,6 +27,9 @@ use proc_macro::TokenStream;
 /// `Context` parameter is injected; `Resolve<...>` parameters are filled by resolvers.
 /// The function's doc comment is the tool's description.
 ///
+/// Returning `Err(e)` from a `Result` ends the call with an `isError` result carrying
+/// `e`'s text (the model sees it), except for `Err(mcp::Error)`, which is a JSON-RPC error.
+///
 /// Keys: `name`, `title`, `description`, `annotations(read_only, destructive, idempotent,
 /// open_world, title)`, `icons = ["https://..."]`, `meta = "{json}"`, `output_schema = false`.
 /// Parameter attribute: `#[mcp(default = expr, rename = "name", description = "...")]`.

@@ -93,6 +93,8 @@ pub struct FnModel {
     pub ident: Ident,
     pub is_async: bool,
     pub docs: Vec<String>,
+    /// Doc attributes computed by macros (`#[doc = concat!(..)]`).
+    pub doc_exprs: Vec<syn::Expr>,
     pub params: Vec<Param>,
     /// The return type, `None` for `()`.
     pub ret: Option<Type>,

@@ -38,9 +38,11 @@ pub fn parse(
         }
     };
     let mut params = Vec::new();
+    let mut is_method = false;
     for input in function.sig.inputs.iter_mut() {
         let typed = match input {
             FnArg::Receiver(receiver) => {
+                is_method = true;
                 errors.push(syn::Error::new(
                     receiver.span(),
                     format!("{} goes on a free function, not a method; move it out of the `impl` block and pass state through `Context` or a static", kind.attribute()),
@@ -88,6 +90,11 @@ pub fn parse(
             description: opts.description,
         });
     }
+    if is_method {
+        // A companion type cannot live in an `impl` block: emit the method alone (its
+        // parameter attributes stripped), so the error above is the only one.
+        return Err(quote::ToTokens::into_token_stream(function));
+    }
     let ret = match &function.sig.output {
         ReturnType::Default => None,
         ReturnType::Type(_, ty) => Some((**ty).clone()),
@@ -97,6 +104,7 @@ pub fn parse(
         ident: function.sig.ident.clone(),
         is_async: function.sig.asyncness.is_some(),
         docs: doc_lines(&function.attrs),
+        doc_exprs: crate::docs::doc_exprs(&function.attrs),
         params,
         ret,
         options,

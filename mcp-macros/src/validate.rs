@@ -94,7 +94,8 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
                 errors.push(syn::Error::new(
                     param.ty.span(),
                     format!(
-                        "`Resolve<...>` parameters are for tools; {} cannot resolve dependencies",
+                        "`Resolve<...>` parameters are for tools; {} cannot resolve dependencies: \
+                         take `ctx: mcp::Context` instead and read what you need from the request",
                         model.kind.attribute()
                     ),
                 ));
@@ -102,7 +103,13 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             _ => {}
         }
         if param.default.is_some() && (param.role != ParamRole::Argument || model.kind != Kind::Tool) {
-            errors.push(syn::Error::new(param.span, "`#[mcp(default = ...)]` is for tool arguments only"));
+            let fix = if param.role == ParamRole::Argument {
+                "; make this parameter an `Option<_>` (an optional argument) and use `.unwrap_or(...)` in the body"
+            } else {
+                "; `Context` and `Resolve` parameters are not arguments, remove the attribute"
+            };
+            errors
+                .push(syn::Error::new(param.span, format!("`#[mcp(default = ...)]` is for tool arguments only{fix}")));
         }
     }
     let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
@@ -130,16 +137,20 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
         }
     };
     if vars.is_empty() {
+        let base = uri.value().trim_end_matches('/').to_owned();
         for param in &model.params {
-            errors.push(syn::Error::new(
-                param.span,
-                format!(
-                    "a static resource takes no parameters{}; to read parts of the URI, make it a template such as `{}/{{{}}}`",
-                    if param.role == ParamRole::Context { " (not even `Context`)" } else { "" },
-                    uri.value().trim_end_matches('/'),
-                    param.ident
+            let message = match param.role {
+                ParamRole::Context => format!(
+                    "a static resource takes no parameters, not even `Context`; remove it, \
+                     or make the resource a template such as `{base}/{{id}}` (templates may take a `Context`)"
                 ),
-            ));
+                _ => format!(
+                    "a static resource takes no parameters; to read parts of the URI, \
+                     make it a template such as `{base}/{{{}}}`",
+                    param.wire_name()
+                ),
+            };
+            errors.push(syn::Error::new(param.span, message));
         }
         if let Some(found) = model.ret.as_ref().and_then(types::find_input_required) {
             errors.push(syn::Error::new(found.span(), STATIC_WITH_INPUT));

@@ -12,17 +12,13 @@ use crate::protocol::{CallToolOutcome, CallToolResult, GetPromptOutcome, JsonObj
 pub use crate::server::BoxFuture;
 
 /// A prompt argument by name, parsed from its string form.
-pub fn prompt_arg<T: std::str::FromStr>(
+pub fn prompt_arg<T: StrParam>(
     arguments: &std::collections::BTreeMap<String, String>,
     name: &str,
-) -> Result<Option<T>, Error>
-where
-    T::Err: std::fmt::Display,
-{
+) -> Result<Option<T>, Error> {
     match arguments.get(name) {
         None => Ok(None),
-        Some(raw) => raw
-            .parse::<T>()
+        Some(raw) => T::parse_param(raw)
             .map(Some)
             .map_err(|e| Error::invalid_params(format!("Invalid value for argument '{name}': {e}"))),
     }
@@ -34,12 +30,9 @@ pub fn missing_arg(name: &str) -> Error {
 }
 
 /// A resource template variable, parsed from its string form.
-pub fn template_var<T: std::str::FromStr>(vars: &crate::items::template::Variables, name: &str) -> Result<T, Error>
-where
-    T::Err: std::fmt::Display,
-{
+pub fn template_var<T: StrParam>(vars: &crate::items::template::Variables, name: &str) -> Result<T, Error> {
     let raw = vars.get(name).ok_or_else(|| Error::internal(format!("template variable '{name}' is missing")))?;
-    raw.parse::<T>().map_err(|e| Error::invalid_params(format!("Invalid value for '{name}' in the URI: {e}")))
+    T::parse_param(raw).map_err(|e| Error::invalid_params(format!("Invalid value for '{name}' in the URI: {e}")))
 }
 
 /// Wraps a tool's return value for conversion (autoref dispatch: a type implementing
@@ -68,6 +61,25 @@ pub trait ViaStructured {
 impl<T: serde::Serialize + schemars::JsonSchema> ViaStructured for &Ret<T> {
     fn __mcp_tool(self) -> Result<CallToolOutcome, Error> {
         crate::items::returns_structured(&self.0)
+    }
+}
+
+/// Last choice, taken only when neither of the above applies: the method's bound then
+/// fails and reports `IntoToolOutcome`'s message at the return type (rather than a
+/// "method exists but its trait bounds were not satisfied" error about internals).
+pub trait ViaNeither<T> {
+    /// Never runs: when `T: IntoToolOutcome`, [`ViaIntoTool`] is chosen first.
+    fn __mcp_tool(self) -> Result<CallToolOutcome, Error>
+    where
+        T: IntoToolOutcome;
+}
+
+impl<T> ViaNeither<T> for &mut Ret<T> {
+    fn __mcp_tool(self) -> Result<CallToolOutcome, Error>
+    where
+        T: IntoToolOutcome,
+    {
+        Err(Error::internal("unreachable: the return value converts through `IntoToolOutcome`"))
     }
 }
 
@@ -100,6 +112,18 @@ pub trait SchemaViaStructured {
 impl<T: schemars::JsonSchema> SchemaViaStructured for &RetType<T> {
     fn __mcp_output_schema(&self) -> Option<JsonObject> {
         Some(crate::items::output_schema_of::<T>())
+    }
+}
+
+/// Last choice: no schema (the conversion reports the error for such a type).
+pub trait SchemaViaNeither {
+    /// No output schema.
+    fn __mcp_output_schema(&mut self) -> Option<JsonObject>;
+}
+
+impl<T> SchemaViaNeither for &RetType<T> {
+    fn __mcp_output_schema(&mut self) -> Option<JsonObject> {
+        None
     }
 }
 
@@ -160,6 +184,30 @@ impl<E: std::fmt::Display> ErrViaDisplay for &ErrWrap<E> {
     }
 }
 
+/// First choice for a tool's `Err`: an `mcp::Error` is a JSON-RPC error.
+pub trait ToolErrViaMcp {
+    /// Convert.
+    fn __mcp_tool_error(&self) -> Result<CallToolOutcome, Error>;
+}
+
+impl ToolErrViaMcp for ErrWrap<Error> {
+    fn __mcp_tool_error(&self) -> Result<CallToolOutcome, Error> {
+        Err(self.0.clone())
+    }
+}
+
+/// Second choice: anything printable is an `isError` result the model can read.
+pub trait ToolErrViaDisplay {
+    /// Convert.
+    fn __mcp_tool_error(&self) -> Result<CallToolOutcome, Error>;
+}
+
+impl<E: std::fmt::Display> ToolErrViaDisplay for &ErrWrap<E> {
+    fn __mcp_tool_error(&self) -> Result<CallToolOutcome, Error> {
+        Ok(CallToolResult::error(self.0.to_string()).into())
+    }
+}
+
 /// Convert a prompt function's value.
 pub fn prompt_outcome<T: IntoPromptOutcome>(value: T) -> Result<GetPromptOutcome, Error> {
     value.into_prompt_outcome()
@@ -174,23 +222,36 @@ pub fn resource_outcome<T: IntoResourceOutcome>(
     value.into_resource_outcome(uri, mime_type)
 }
 
-/// A tool parameter type: decoded from JSON and described by a JSON Schema.
+/// A tool parameter type, decoded from JSON. (Its schema comes from [`ToolParamSchema`];
+/// the two are separate bounds so that each missing derive is one precise error.)
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this parameter's type must be `Deserialize + JsonSchema`",
-    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for it, or take `mcp::Context` to get the request"
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "tool parameter types must be `Deserialize + JsonSchema`",
+    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for it, or take `mcp::Context` to read the request yourself"
 )]
 pub trait ToolParam: Sized {
     /// Decode from the argument's JSON.
     fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error>;
+}
+
+impl<T: serde::de::DeserializeOwned> ToolParam for T {
+    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+}
+
+/// A tool parameter type, described by a JSON Schema in the tool's input schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "tool parameter types must be `Deserialize + JsonSchema`",
+    note = "derive `schemars::JsonSchema` (and `serde::Deserialize`) for it, or take `mcp::Context` to read the request yourself"
+)]
+pub trait ToolParamSchema {
     /// Its schema.
     fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
 }
 
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {
-    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-        serde_json::from_value(value)
-    }
+impl<T: schemars::JsonSchema> ToolParamSchema for T {
     fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         generator.subschema_for::<T>()
     }
@@ -215,7 +276,7 @@ impl Default for InputSchema {
 
 impl InputSchema {
     /// Add the parameter `name` of type `T`.
-    pub fn param<T: ToolParam>(
+    pub fn param<T: ToolParamSchema>(
         &mut self,
         name: &str,
         description: Option<&str>,
@@ -305,15 +366,22 @@ impl<R: crate::resolve::Resolver> FromResolver for crate::Resolve<R> {
     }
 }
 
-/// Checks, at compile time, that a prompt or template parameter can be parsed from a string.
+/// A prompt argument or URI template variable type: parsed from its string form.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be parsed from a prompt argument or URI variable",
-    label = "this parameter's type must implement `FromStr`",
+    label = "this parameter's type must implement `FromStr` (with a `Display` error)",
     note = "prompt arguments and URI template variables are strings on the wire; use `String` or a `FromStr` type"
 )]
-pub trait StrParam {}
+pub trait StrParam: Sized {
+    /// Parse, with the parse error as text.
+    fn parse_param(raw: &str) -> Result<Self, String>;
+}
 
-impl<T: std::str::FromStr> StrParam for T where T::Err: std::fmt::Display {}
-
-/// Assert `T: StrParam`.
-pub const fn assert_str_param<T: StrParam>() {}
+impl<T: std::str::FromStr> StrParam for T
+where
+    T::Err: std::fmt::Display,
+{
+    fn parse_param(raw: &str) -> Result<Self, String> {
+        raw.parse::<T>().map_err(|e| e.to_string())
+    }
+}

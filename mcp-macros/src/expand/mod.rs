@@ -47,7 +47,10 @@ fn companion(model: &FnModel, function: &ItemFn) -> TokenStream {
     let vis = &function.vis;
     let ident = &model.ident;
     let doc = docs::companion(model);
+    let exprs = &model.doc_exprs;
     quote! {
+        #(#[doc = #exprs])*
+        #[doc = ""]
         #[doc = #doc]
         #[allow(non_camel_case_types)]
         #vis struct #ident {}
@@ -103,6 +106,21 @@ fn opt_string(value: Option<String>) -> TokenStream {
         Some(v) => quote!(::core::option::Option::Some(::std::string::String::from(#v))),
         None => quote!(::core::option::Option::None),
     }
+}
+
+/// The item's description: from the attribute, the doc comment, or doc attributes that
+/// macros compute (`#[doc = concat!(..)]`), which the compiler evaluates.
+fn description(model: &FnModel) -> TokenStream {
+    if model.options.description.is_none() && !model.doc_exprs.is_empty() {
+        let literal = model.description().unwrap_or_default();
+        let exprs = &model.doc_exprs;
+        return quote! {
+            ::core::option::Option::Some(::std::string::String::from(
+                ::core::concat!(#literal, #(#exprs),*).trim(),
+            ))
+        };
+    }
+    opt_string(model.description())
 }
 
 /// `Some(vec![Icon..])` / `None`.

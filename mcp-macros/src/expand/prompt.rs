@@ -14,7 +14,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let name = model.name();
     let companion = companion(model, function);
     let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
-    let description = opt_string(model.description());
+    let description = super::description(model);
     let icons = icons(model);
     let meta = meta(model);
 

@@ -17,7 +17,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let uri = model.options.uri.as_ref().map_or_else(String::new, syn::LitStr::value);
     let is_template = template_variables(&uri).is_ok_and(|v| !v.is_empty());
     let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
-    let description = opt_string(model.description());
+    let description = super::description(model);
     let mime = opt_string(model.options.mime_type.as_ref().map(syn::LitStr::value));
     let mime_ref = match &model.options.mime_type {
         Some(m) => quote!(::core::option::Option::Some(#m)),

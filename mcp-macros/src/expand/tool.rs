@@ -15,7 +15,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let name = model.name();
     let companion = companion(model, function);
     let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
-    let description = opt_string(model.description());
+    let description = super::description(model);
     let icons = icons(model);
     let meta = meta(model);
     let annotations = annotations(model);
@@ -62,7 +62,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         (_, Some(false)) | (None, _) => quote!(::core::option::Option::None),
         (Some(ty), _) => quote_spanned! {ty.span()=> {
             #[allow(unused_imports)]
-            use ::mcp::__private::{SchemaViaIntoTool as _, SchemaViaStructured as _};
+            use ::mcp::__private::{SchemaViaIntoTool as _, SchemaViaNeither as _, SchemaViaStructured as _};
             (&::mcp::__private::RetType::<#ty>::NEW).__mcp_output_schema()
         }},
     };
@@ -127,7 +127,7 @@ fn conversion(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
     let via = |value: TokenStream, ty: &syn::Type| {
         quote_spanned! {ty.span()=> {
             #[allow(unused_imports)]
-            use ::mcp::__private::{ViaIntoTool as _, ViaStructured as _};
+            use ::mcp::__private::{ViaIntoTool as _, ViaNeither as _, ViaStructured as _};
             ::mcp::__private::Ret(#value).__mcp_tool()
         }}
     };
@@ -138,9 +138,11 @@ fn conversion(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
                 quote! {
                     match __mcp_ret {
                         ::core::result::Result::Ok(__mcp_value) => #ok_conv,
-                        ::core::result::Result::Err(__mcp_error) => ::core::result::Result::Ok(
-                            ::mcp::protocol::CallToolResult::error(::std::string::ToString::to_string(&__mcp_error)).into(),
-                        ),
+                        ::core::result::Result::Err(__mcp_error) => {
+                            #[allow(unused_imports)]
+                            use ::mcp::__private::{ToolErrViaDisplay as _, ToolErrViaMcp as _};
+                            (&::mcp::__private::ErrWrap(__mcp_error)).__mcp_tool_error()
+                        }
                     }
                 },
                 Some(ok.clone()),

@@ -25,7 +25,7 @@ pub mod template;
 
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
-pub(crate) use router::Items;
+pub(crate) use router::{Items, SharedItems};
 
 use crate::Error;
 use crate::protocol::{
@@ -35,6 +35,11 @@ use crate::protocol::{
 use crate::server::{BoxFuture, Context};
 
 /// A tool defined with `#[mcp::tool]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "expected a function annotated with `#[mcp::tool]`",
+    note = "put `#[mcp::tool]` on the function; register prompts with `.prompt::<name>()` and resources with `.resource::<name>()`"
+)]
 pub trait ToolDef: 'static {
     /// The tool's name.
     const NAME: &'static str;
@@ -45,6 +50,11 @@ pub trait ToolDef: 'static {
 }
 
 /// A prompt defined with `#[mcp::prompt]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt",
+    label = "expected a function annotated with `#[mcp::prompt]`",
+    note = "put `#[mcp::prompt]` on the function; register tools with `.tool::<name>()` and resources with `.resource::<name>()`"
+)]
 pub trait PromptDef: 'static {
     /// The prompt's name.
     const NAME: &'static str;
@@ -64,6 +74,11 @@ pub enum ResourceKind {
 }
 
 /// A resource defined with `#[mcp::resource]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    label = "expected a function annotated with `#[mcp::resource(\"uri\")]`",
+    note = "put `#[mcp::resource(\"scheme://...\")]` on the function; register tools with `.tool::<name>()` and prompts with `.prompt::<name>()`"
+)]
 pub trait ResourceDef: 'static {
     /// The URI or URI template, as written in the attribute.
     const URI: &'static str;

@@ -1,7 +1,7 @@
 //! The registry of macro-defined items and the handlers that serve them.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
 
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
@@ -98,6 +98,8 @@ impl Items {
             },
             static_reads: self.static_reads,
             template_reads: self.templates.into_iter().map(|(_, parsed, read)| (parsed, read)).collect(),
+            disabled_tools: RwLock::default(),
+            disabled_prompts: RwLock::default(),
         })
     }
 }
@@ -112,11 +114,45 @@ pub(crate) struct SharedItems {
     templates: ListResourceTemplatesResult,
     static_reads: HashMap<String, ResourceRead>,
     template_reads: Vec<(UriTemplate, ResourceRead)>,
+    /// Tools and prompts taken out of service at run time, by name.
+    disabled_tools: RwLock<HashSet<String>>,
+    disabled_prompts: RwLock<HashSet<String>>,
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl SharedItems {
+    /// Take a registered tool out of service (or back); false if there is no such tool.
+    pub(crate) fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
+        if !self.tool_calls.contains_key(name) {
+            return false;
+        }
+        let mut disabled = write(&self.disabled_tools);
+        if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
+    }
+
+    /// Take a registered prompt out of service (or back); false if there is no such prompt.
+    pub(crate) fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
+        if !self.prompt_gets.contains_key(name) {
+            return false;
+        }
+        let mut disabled = write(&self.disabled_prompts);
+        if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
+    }
+
     pub(crate) fn list_tools(&self) -> ListToolsResult {
-        self.tools.clone()
+        let disabled = read(&self.disabled_tools);
+        if disabled.is_empty() {
+            return self.tools.clone();
+        }
+        let tools = self.tools.tools.iter().filter(|t| !disabled.contains(&t.name)).cloned().collect();
+        ListToolsResult::new(tools)
     }
 
     pub(crate) fn call_tool(
@@ -124,7 +160,8 @@ impl SharedItems {
         ctx: RequestContext,
         params: CallToolParams,
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
-        match self.tool_calls.get(&params.name) {
+        let enabled = !read(&self.disabled_tools).contains(&params.name);
+        match self.tool_calls.get(&params.name).filter(|_| enabled) {
             Some(call) => {
                 let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
                 call(ctx, params)
@@ -137,7 +174,12 @@ impl SharedItems {
     }
 
     pub(crate) fn list_prompts(&self) -> ListPromptsResult {
-        self.prompts.clone()
+        let disabled = read(&self.disabled_prompts);
+        if disabled.is_empty() {
+            return self.prompts.clone();
+        }
+        let prompts = self.prompts.prompts.iter().filter(|p| !disabled.contains(&p.name)).cloned().collect();
+        ListPromptsResult::new(prompts)
     }
 
     pub(crate) fn get_prompt(
@@ -145,7 +187,8 @@ impl SharedItems {
         ctx: RequestContext,
         params: GetPromptParams,
     ) -> BoxFuture<Result<GetPromptOutcome, Error>> {
-        match self.prompt_gets.get(&params.name) {
+        let enabled = !read(&self.disabled_prompts).contains(&params.name);
+        match self.prompt_gets.get(&params.name).filter(|_| enabled) {
             Some(get) => {
                 let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
                 get(ctx, params)

@@ -77,6 +77,7 @@ pub(crate) struct ServerInner {
     pub(crate) cache_scope: CacheScope,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) changes: tokio::sync::broadcast::Sender<Change>,
+    pub(crate) items: Option<Arc<crate::items::SharedItems>>,
     pub(crate) tools_generation: std::sync::atomic::AtomicU64,
 }
 
@@ -111,6 +112,26 @@ impl Server {
     pub fn notify_tools_list_changed(&self) {
         self.inner.tools_generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let _ = self.inner.changes.send(Change::Tools);
+    }
+
+    /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
+    /// listeners the list changed. Returns false when no such macro tool is registered.
+    pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
+        let changed = self.inner.items.as_ref().is_some_and(|items| items.set_tool_enabled(name, enabled));
+        if changed {
+            self.notify_tools_list_changed();
+        }
+        changed
+    }
+
+    /// Take a `#[mcp::prompt]` out of service (or put it back), and tell listeners.
+    /// Returns false when nothing changed.
+    pub fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
+        let changed = self.inner.items.as_ref().is_some_and(|items| items.set_prompt_enabled(name, enabled));
+        if changed {
+            self.notify_prompts_list_changed();
+        }
+        changed
     }
 
     /// Tell listeners that the prompt list changed.
@@ -318,7 +339,13 @@ impl ServerBuilder {
             let read = Arc::clone(&shared);
             h.read_resource = Some(Arc::new(move |ctx, params| read.read_resource(ctx, params)));
         }
-        Ok(self.finish())
+        let mut server = self.finish();
+        if tools || prompts || resources {
+            if let Some(inner) = Arc::get_mut(&mut server.inner) {
+                inner.items = Some(shared);
+            }
+        }
+        Ok(server)
     }
 
     /// Finish: capabilities are derived from the handlers and items that are set.
@@ -355,6 +382,7 @@ impl ServerBuilder {
                 cache_scope: self.cache_scope,
                 capabilities,
                 changes: changes::channel(),
+                items: None,
                 tools_generation: std::sync::atomic::AtomicU64::new(0),
             }),
         }
