@@ -57,7 +57,8 @@ pub(crate) fn start(
             Ok(Err(error)) => error_frame(Some(task_id.clone()), error.into()),
             Err(()) => {
                 tracing::error!(id = %task_id, "a handler panicked; answering -32603");
-                let error = ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
+                let error =
+                    ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
                 error_frame(Some(task_id.clone()), error)
             }
         };

@@ -65,11 +65,7 @@ pub fn header_params(tool: &Tool) -> Vec<HeaderParam> {
 
 /// Header params of every tool, by tool name.
 pub fn index_tools(tools: &[Tool]) -> HashMap<String, Vec<HeaderParam>> {
-    tools
-        .iter()
-        .map(|t| (t.name.clone(), header_params(t)))
-        .filter(|(_, params)| !params.is_empty())
-        .collect()
+    tools.iter().map(|t| (t.name.clone(), header_params(t))).filter(|(_, params)| !params.is_empty()).collect()
 }
 
 const B64_PREFIX: &str = "=?base64?";
@@ -90,15 +86,15 @@ pub fn decode_value(raw: &[u8]) -> Result<String, String> {
 
 /// Encode a value for a header: as is when it is plain visible ASCII, else base64-wrapped.
 pub fn encode_value(value: &str) -> String {
-    let plain = !value.is_empty()
-        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !(value.starts_with(B64_PREFIX) && value.ends_with(B64_SUFFIX));
-    if plain {
-        value.to_owned()
-    } else {
+    let wrap = value.is_empty()
+        || value.bytes().any(|b| !(0x20..0x7f).contains(&b))
+        || value.starts_with([' ', '\t'])
+        || value.ends_with([' ', '\t'])
+        || (value.starts_with(B64_PREFIX) && value.ends_with(B64_SUFFIX));
+    if wrap {
         format!("{B64_PREFIX}{}{B64_SUFFIX}", base64::engine::general_purpose::STANDARD.encode(value))
+    } else {
+        value.to_owned()
     }
 }
 
@@ -119,6 +115,16 @@ fn expect_header(headers: &HeaderMap, name: &str, display: &str, body: &str) -> 
         return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
     }
     Ok(())
+}
+
+/// Whether the JSON number `body` is the integer `value`, compared numerically: `7` and
+/// `7.0` are both the integer 7 (JSON Schema's `integer` admits a zero fraction).
+fn same_integer(body: &Value, value: i64) -> bool {
+    match body.as_i64() {
+        Some(b) => b == value,
+        // Exact for the ±(2^53 − 1) range the spec allows for `x-mcp-header` integers.
+        None => body.as_f64().is_some_and(|f| f.fract() == 0.0 && f == value as f64),
+    }
 }
 
 /// Check a 2026-07-28 request's headers against its body.
@@ -167,7 +173,7 @@ pub fn validate(
         let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
         let matches = match param.kind {
             ParamKind::String => body.as_str() == Some(value.as_str()),
-            ParamKind::Integer => value.parse::<i64>().ok().is_some_and(|v| body.as_i64() == Some(v)),
+            ParamKind::Integer => value.parse::<i64>().ok().is_some_and(|v| same_integer(body, v)),
             ParamKind::Boolean => match value.as_str() {
                 "true" => body.as_bool() == Some(true),
                 "false" => body.as_bool() == Some(false),

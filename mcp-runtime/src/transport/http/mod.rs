@@ -113,8 +113,11 @@ struct State {
     config: HttpConfig,
     sessions: Sessions,
     permits: Arc<Semaphore>,
-    tool_index: Mutex<Option<(u64, Arc<HashMap<String, Vec<HeaderParam>>>)>>,
+    tool_index: Mutex<Option<(u64, ToolIndex)>>,
 }
+
+/// The header-mirrored arguments of each tool, by tool name.
+type ToolIndex = Arc<HashMap<String, Vec<HeaderParam>>>;
 
 impl Server {
     /// This server as an HTTP service with `config`.
@@ -189,7 +192,12 @@ where
 }
 
 /// A JSON response with a JSON-RPC error.
-fn error_response(status: StatusCode, id: Option<RequestId>, code: i32, message: impl Into<String>) -> Response<HttpBody> {
+fn error_response(
+    status: StatusCode,
+    id: Option<RequestId>,
+    code: i32,
+    message: impl Into<String>,
+) -> Response<HttpBody> {
     let error = ErrorObject { code, message: message.into(), data: None };
     json_response(status, crate::server::error_frame(id, error))
 }
@@ -205,6 +213,10 @@ fn empty_response(status: StatusCode) -> Response<HttpBody> {
     let mut response = Response::new(HttpBody::empty());
     *response.status_mut() = status;
     response
+}
+
+fn session_not_found(id: Option<RequestId>) -> Response<HttpBody> {
+    error_response(StatusCode::NOT_FOUND, id, ErrorCode::INVALID_REQUEST, "Session not found")
 }
 
 fn method_not_allowed(allow: &'static str) -> Response<HttpBody> {
@@ -262,7 +274,12 @@ impl State {
             && let Err(refusal) = security::check(request.headers(), allowed)
         {
             tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
-            return error_response(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, "Forbidden: host or origin not allowed");
+            return error_response(
+                StatusCode::FORBIDDEN,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "Forbidden: host or origin not allowed",
+            );
         }
         match *request.method() {
             Method::POST => self.post(request).await,
@@ -276,8 +293,8 @@ impl State {
         let Some(id) = session_id(headers) else {
             return method_not_allowed("POST");
         };
-        let Some(session) = self.sessions.get(id) else {
-            return error_response(StatusCode::NOT_FOUND, None, ErrorCode::INVALID_REQUEST, "Session not found");
+        let Some((session, mut ended)) = self.sessions.get_with_end(id) else {
+            return session_not_found(None);
         };
         if !accepts(headers, &["text/event-stream"]) {
             return empty_response(StatusCode::NOT_ACCEPTABLE);
@@ -288,6 +305,8 @@ impl State {
             loop {
                 let change = tokio::select! {
                     _ = tx.closed() => return,
+                    // The session ended (DELETE): end its stream too.
+                    _ = ended.changed() => return,
                     change = changes.recv() => change,
                 };
                 let frame = match change {
@@ -309,11 +328,7 @@ impl State {
         let Some(id) = session_id(headers) else {
             return method_not_allowed("POST");
         };
-        if self.sessions.remove(id) {
-            empty_response(StatusCode::OK)
-        } else {
-            error_response(StatusCode::NOT_FOUND, None, ErrorCode::INVALID_REQUEST, "Session not found")
-        }
+        if self.sessions.remove(id) { empty_response(StatusCode::OK) } else { session_not_found(None) }
     }
 
     async fn post<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
@@ -323,11 +338,10 @@ impl State {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        let json = parts
-            .headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"));
+        let json =
+            parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+                v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json")
+            });
         if !json {
             return error_response(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -357,7 +371,12 @@ impl State {
                         format!("Request body exceeds {limit} bytes"),
                     );
                 }
-                return error_response(StatusCode::BAD_REQUEST, None, ErrorCode::INVALID_REQUEST, "Could not read the request body");
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    ErrorCode::INVALID_REQUEST,
+                    "Could not read the request body",
+                );
             }
         };
         let decoded = match std::str::from_utf8(&bytes) {
@@ -366,18 +385,31 @@ impl State {
         };
         let message = match decoded {
             Ok(message) => message,
-            Err(e) => return json_response(StatusCode::BAD_REQUEST, crate::server::error_frame(e.id.clone(), e.to_error_object())),
+            Err(e) => {
+                return json_response(
+                    StatusCode::BAD_REQUEST,
+                    crate::server::error_frame(e.id.clone(), e.to_error_object()),
+                );
+            }
         };
         let headers = &parts.headers;
         match message {
             JsonRpcMessage::Request(request) => self.request(headers, request).await,
-            JsonRpcMessage::Notification(notification) => {
-                if let Some(session) = session_id(headers).and_then(|id| self.sessions.get(id)) {
-                    session.handle_notification(notification);
-                }
-                empty_response(StatusCode::ACCEPTED)
+            JsonRpcMessage::Notification(notification) => match session_id(headers) {
+                None => empty_response(StatusCode::ACCEPTED),
+                Some(sid) => match self.sessions.get(sid) {
+                    Some(session) => {
+                        session.handle_notification(notification);
+                        empty_response(StatusCode::ACCEPTED)
+                    }
+                    // 2025-11-25: anything naming an ended session gets 404, so the client
+                    // knows to initialize again.
+                    None => session_not_found(None),
+                },
+            },
+            JsonRpcMessage::Result(response) => {
+                self.client_response(headers, Some(&response.id.clone()), Ok(response.result))
             }
-            JsonRpcMessage::Result(response) => self.client_response(headers, Some(&response.id.clone()), Ok(response.result)),
             JsonRpcMessage::Error(response) => {
                 let id = response.id.clone();
                 self.client_response(headers, id.as_ref(), Err(response.error))
@@ -391,21 +423,28 @@ impl State {
         id: Option<&RequestId>,
         outcome: Result<Value, ErrorObject>,
     ) -> Response<HttpBody> {
-        match session_id(headers).and_then(|sid| self.sessions.get(sid)) {
-            Some(session) => {
-                session.route_response(id, outcome);
-                empty_response(StatusCode::ACCEPTED)
-            }
-            None => error_response(
+        let Some(sid) = session_id(headers) else {
+            return error_response(
                 StatusCode::BAD_REQUEST,
                 None,
                 ErrorCode::INVALID_REQUEST,
                 "Invalid Request: clients send responses only within a 2025-11-25 session",
-            ),
+            );
+        };
+        match self.sessions.get(sid) {
+            Some(session) => {
+                session.route_response(id, outcome);
+                empty_response(StatusCode::ACCEPTED)
+            }
+            None => session_not_found(None),
         }
     }
 
-    async fn request(self: Arc<Self>, headers: &http::HeaderMap, request: crate::protocol::JsonRpcRequest) -> Response<HttpBody> {
+    async fn request(
+        self: Arc<Self>,
+        headers: &http::HeaderMap,
+        request: crate::protocol::JsonRpcRequest,
+    ) -> Response<HttpBody> {
         let modern = request
             .params
             .as_ref()
@@ -414,10 +453,17 @@ impl State {
             .is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern && request.method == methods::INITIALIZE {
             let Some((id, session)) = self.sessions.create() else {
-                return error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), ErrorCode::INTERNAL_ERROR, "Too many sessions");
+                return error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Some(request.id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "Too many sessions",
+                );
             };
-            let mut response = self.run(session, request, true).await;
-            if response.status() == StatusCode::OK {
+            // Legacy errors are answered with 200 too, so the status cannot tell whether
+            // the handshake succeeded; only a successful one keeps its session.
+            let (mut response, answered) = self.run_reporting(session, request, true).await;
+            if answered {
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(headers::SESSION_ID, value);
                 }
@@ -428,13 +474,14 @@ impl State {
         }
         if !modern && let Some(sid) = session_id(headers) {
             let Some(session) = self.sessions.get(sid) else {
-                return error_response(StatusCode::NOT_FOUND, Some(request.id), ErrorCode::INVALID_REQUEST, "Session not found");
+                return session_not_found(Some(request.id));
             };
             return self.run(session, request, true).await;
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
-                let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
+                let name =
+                    request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
                 self.tool_params(name).await
             } else {
                 Vec::new()
@@ -476,32 +523,59 @@ impl State {
         index.get(name).cloned().unwrap_or_default()
     }
 
-    async fn run(&self, session: Arc<Session>, request: crate::protocol::JsonRpcRequest, legacy: bool) -> Response<HttpBody> {
+    async fn run(
+        &self,
+        session: Arc<Session>,
+        request: crate::protocol::JsonRpcRequest,
+        legacy: bool,
+    ) -> Response<HttpBody> {
+        self.run_reporting(session, request, legacy).await.0
+    }
+
+    /// [`run`](Self::run), also telling whether the request got a result (not an error).
+    /// An SSE answer counts as a result: its outcome is not known yet.
+    async fn run_reporting(
+        &self,
+        session: Arc<Session>,
+        request: crate::protocol::JsonRpcRequest,
+        legacy: bool,
+    ) -> (Response<HttpBody>, bool) {
         let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
             tracing::warn!("refusing a request: the concurrent request limit is reached");
-            let mut response =
-                error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), ErrorCode::INTERNAL_ERROR, "Server busy; retry later");
+            let mut response = error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some(request.id),
+                ErrorCode::INTERNAL_ERROR,
+                "Server busy; retry later",
+            );
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return response;
+            return (response, false);
         };
         let id = request.id.clone();
         let mut events = exchange::start(self.server.clone(), session, request, legacy, permit);
         match events.recv().await {
             Some(Event::Last(frame)) => {
-                let status = if legacy {
-                    StatusCode::OK
-                } else {
-                    serde_json::from_str::<Value>(&frame)
-                        .ok()
-                        .and_then(|v| v.get("error").and_then(|e| e.get("code")).and_then(Value::as_i64))
-                        .map_or(StatusCode::OK, |code| status_for(i32::try_from(code).unwrap_or(0)))
+                let error_code = serde_json::from_str::<Value>(&frame)
+                    .ok()
+                    .and_then(|v| v.get("error").and_then(|e| e.get("code")).and_then(Value::as_i64));
+                let status = match error_code {
+                    Some(code) if !legacy => status_for(i32::try_from(code).unwrap_or(0)),
+                    _ => StatusCode::OK,
                 };
-                json_response(status, frame)
+                (json_response(status, frame), error_code.is_none())
             }
             Some(first @ Event::Message(_)) => {
-                sse_response(HttpBody::sse(Some(first), events, self.config.sse_keep_alive), None)
+                (sse_response(HttpBody::sse(Some(first), events, self.config.sse_keep_alive), None), true)
             }
-            None => error_response(StatusCode::INTERNAL_SERVER_ERROR, Some(id), ErrorCode::INTERNAL_ERROR, "Internal error"),
+            None => (
+                error_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Some(id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "Internal error",
+                ),
+                false,
+            ),
         }
     }
 }
