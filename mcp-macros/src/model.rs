@@ -1,6 +1,5 @@
 //! The typed model of an annotated function and its attribute.
 
-use proc_macro2::Span;
 use syn::{Expr, Ident, LitStr, Type};
 
 /// Which macro is expanding.
@@ -67,8 +66,6 @@ pub struct Param {
     pub default: Option<Expr>,
     pub rename: Option<LitStr>,
     pub description: Option<LitStr>,
-    /// The span of the whole parameter, for errors.
-    pub span: Span,
 }
 
 impl Param {

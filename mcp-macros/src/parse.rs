@@ -81,7 +81,6 @@ pub fn parse(
         };
         params.push(Param {
             ident: pat.ident.clone(),
-            span: typed.span(),
             ty,
             role,
             docs,

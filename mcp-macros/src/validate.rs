@@ -1,10 +1,14 @@
 //! Checking the model before anything is generated. Every problem is reported, each at
 //! the token it is about, with a message that says how to fix it.
 
-use syn::spanned::Spanned;
-
-use crate::model::{FnModel, Kind, ParamRole};
+use crate::model::{FnModel, Kind, Param, ParamRole};
 use crate::types;
+
+/// An error covering the whole parameter, from its name to the end of its type.
+fn at_param(param: &Param, message: impl std::fmt::Display) -> syn::Error {
+    let (ident, ty) = (&param.ident, &param.ty);
+    syn::Error::new_spanned(quote::quote!(#ident #ty), message)
+}
 
 /// The variables of an RFC 6570 template (`{name}` and `{+name}`), or why it is invalid.
 pub fn template_variables(template: &str) -> Result<Vec<String>, String> {
@@ -83,16 +87,16 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
         match param.role {
             ParamRole::Context => {
                 if context_seen {
-                    errors.push(syn::Error::new(
-                        param.span,
+                    errors.push(at_param(
+                        param,
                         "this function already takes a `Context`; remove this second one (clone the first if you need two)",
                     ));
                 }
                 context_seen = true;
             }
             ParamRole::Resolve if model.kind != Kind::Tool => {
-                errors.push(syn::Error::new(
-                    param.ty.span(),
+                errors.push(syn::Error::new_spanned(
+                    &param.ty,
                     format!(
                         "`Resolve<...>` parameters are for tools; {} cannot resolve dependencies: \
                          take `ctx: mcp::Context` instead and read what you need from the request",
@@ -108,8 +112,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             } else {
                 "; `Context` and `Resolve` parameters are not arguments, remove the attribute"
             };
-            errors
-                .push(syn::Error::new(param.span, format!("`#[mcp(default = ...)]` is for tool arguments only{fix}")));
+            errors.push(at_param(param, format!("`#[mcp(default = ...)]` is for tool arguments only{fix}")));
         }
     }
     let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
@@ -150,7 +153,7 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
                     param.wire_name()
                 ),
             };
-            errors.push(syn::Error::new(param.span, message));
+            errors.push(at_param(param, message));
         }
         if let Some(found) = model.ret.as_ref().and_then(types::find_input_required) {
             errors.push(syn::Error::new(found.span(), STATIC_WITH_INPUT));

@@ -227,15 +227,21 @@ pub fn resource_outcome<T: IntoResourceOutcome>(
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
     label = "tool parameter types must be `Deserialize + JsonSchema`",
-    note = "derive `serde::Deserialize` and `schemars::JsonSchema` for it, or take `mcp::Context` to read the request yourself"
+    note = "derive `serde::Deserialize` for it (tool parameters need both `serde::Deserialize` and `schemars::JsonSchema`)"
 )]
 pub trait ToolParam: Sized {
     /// Decode from the argument's JSON.
     fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error>;
+    /// Decode an `Option<Self>` parameter. (Bounding the inner type rather than the
+    /// `Option` keeps this trait's message when the inner type lacks a derive.)
+    fn decode_optional(value: serde_json::Value) -> Result<Option<Self>, serde_json::Error>;
 }
 
 impl<T: serde::de::DeserializeOwned> ToolParam for T {
     fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+    fn decode_optional(value: serde_json::Value) -> Result<Option<Self>, serde_json::Error> {
         serde_json::from_value(value)
     }
 }
@@ -244,16 +250,21 @@ impl<T: serde::de::DeserializeOwned> ToolParam for T {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
     label = "tool parameter types must be `Deserialize + JsonSchema`",
-    note = "derive `schemars::JsonSchema` (and `serde::Deserialize`) for it, or take `mcp::Context` to read the request yourself"
+    note = "derive `schemars::JsonSchema` for it (tool parameters need both `serde::Deserialize` and `schemars::JsonSchema`)"
 )]
 pub trait ToolParamSchema {
     /// Its schema.
     fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    /// The schema of `Option<Self>`.
+    fn optional_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
 }
 
 impl<T: schemars::JsonSchema> ToolParamSchema for T {
     fn schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         generator.subschema_for::<T>()
+    }
+    fn optional_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        generator.subschema_for::<Option<T>>()
     }
 }
 
@@ -283,7 +294,25 @@ impl InputSchema {
         required: bool,
         default: Option<serde_json::Value>,
     ) {
-        let mut schema = T::schema(&mut self.generator).to_value();
+        let schema = T::schema(&mut self.generator);
+        self.insert(schema, name, description, required, default);
+    }
+
+    /// Add the parameter `name` of type `Option<T>`.
+    pub fn param_optional<T: ToolParamSchema>(&mut self, name: &str, description: Option<&str>) {
+        let schema = T::optional_schema(&mut self.generator);
+        self.insert(schema, name, description, false, None);
+    }
+
+    fn insert(
+        &mut self,
+        schema: schemars::Schema,
+        name: &str,
+        description: Option<&str>,
+        required: bool,
+        default: Option<serde_json::Value>,
+    ) {
+        let mut schema = schema.to_value();
         if let serde_json::Value::Object(map) = &mut schema {
             if let Some(d) = description {
                 map.insert("description".into(), d.into());
@@ -338,6 +367,13 @@ pub fn arg<T: ToolParam>(args: &mut JsonObject, name: &str, tool: &str) -> Resul
             CallToolResult::error(format!("Invalid arguments for tool {tool}: missing required argument `{name}`"))
         }
     })
+}
+
+/// Take the argument `name` of type `Option<T>` out of `args`: absent or `null` is `None`.
+pub fn arg_optional<T: ToolParam>(args: &mut JsonObject, name: &str, tool: &str) -> Result<Option<T>, CallToolResult> {
+    let value = args.remove(name).unwrap_or(serde_json::Value::Null);
+    T::decode_optional(value)
+        .map_err(|e| CallToolResult::error(format!("Invalid arguments for tool {tool}: `{name}`: {e}")))
 }
 
 /// Like [`arg`], but an absent argument takes `default()`.

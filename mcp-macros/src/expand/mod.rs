@@ -160,7 +160,14 @@ fn call_user_fn(model: &FnModel) -> TokenStream {
 
 /// The local variable holding a parameter's value.
 fn local(param: &crate::model::Param) -> syn::Ident {
-    syn::Ident::new(&format!("__mcp_p_{}", param.ident.to_string().trim_start_matches("r#")), param.ident.span())
+    // `_name` must not become `__mcp_p__name` (a double underscore trips `non_snake_case`);
+    // the count of leading underscores keeps `_name` and `name` apart.
+    let ident = param.ident.to_string();
+    let ident = ident.trim_start_matches("r#");
+    let rest = ident.trim_start_matches('_');
+    let underscores = ident.len() - rest.len();
+    let name = if underscores == 0 { format!("__mcp_p_{rest}") } else { format!("__mcp_p{underscores}_{rest}") };
+    syn::Ident::new(&name, param.ident.span())
 }
 
 /// Bindings for `Context` and `Resolve` parameters (shared by tools; Context by all).

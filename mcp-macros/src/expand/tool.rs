@@ -32,8 +32,14 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             Some(expr) => quote!(::mcp::__private::default_json::<#ty>(&(#expr))),
             None => quote!(::core::option::Option::None),
         };
-        quote_spanned! {ty.span()=>
-            __mcp_schema.param::<#ty>(#wire, #description, #required, #default);
+        match types::option_inner(ty).filter(|_| p.default.is_none()) {
+            // Bound the inner type, so a missing derive on it gets the parameter message.
+            Some(inner) => quote_spanned! {inner.span()=>
+                __mcp_schema.param_optional::<#inner>(#wire, #description);
+            },
+            None => quote_spanned! {ty.span()=>
+                __mcp_schema.param::<#ty>(#wire, #description, #required, #default);
+            },
         }
     });
 
@@ -41,11 +47,14 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         let ty = &p.ty;
         let wire = p.wire_name();
         let local = local(p);
-        let decode = match &p.default {
-            Some(expr) => quote_spanned! {ty.span()=>
+        let decode = match (&p.default, types::option_inner(ty)) {
+            (Some(expr), _) => quote_spanned! {ty.span()=>
                 ::mcp::__private::arg_or::<#ty>(&mut __mcp_args, #wire, #name, || #expr)
             },
-            None => quote_spanned! {ty.span()=> ::mcp::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) },
+            (None, Some(inner)) => quote_spanned! {inner.span()=>
+                ::mcp::__private::arg_optional::<#inner>(&mut __mcp_args, #wire, #name)
+            },
+            (None, None) => quote_spanned! {ty.span()=> ::mcp::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) },
         };
         quote! {
             let #local: #ty = match #decode {

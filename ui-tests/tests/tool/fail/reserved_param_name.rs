@@ -1,0 +1,6 @@
+#[mcp::tool]
+fn echo(__mcp_args: String) -> String {
+    __mcp_args
+}
+
+fn main() {}
