@@ -6,9 +6,9 @@
 //! companion type of the same name, documented with the item's description, parameters
 //! and schema, which registers the item: `Server::builder(..).tool::<my_tool>()`.
 //!
-//! The work happens in three stages, each in its own module: [`parse`] reads the
-//! function and the attribute into a model, [`validate`] checks the model and reports
-//! every problem at once with a precise span, and [`expand`] generates code from a
+//! The work happens in three stages, each in its own module: `parse` reads the
+//! function and the attribute into a model, `validate` checks the model and reports
+//! every problem at once with a precise span, and `expand` generates code from a
 //! checked model only.
 
 mod attrs;

@@ -10,11 +10,13 @@
 //! - [`transport`]: stdio and an in-memory pairing.
 //! - [`client`]: a raw JSON-RPC peer for driving a server (tests, tools).
 
+pub mod auth;
 pub mod client;
 pub mod error;
 pub mod items;
 pub mod protocol;
 pub mod resolve;
+pub mod sealing;
 pub mod server;
 pub mod transport;
 

@@ -101,10 +101,8 @@ pub fn output_schema_of<T: schemars::JsonSchema>() -> JsonObject {
         map.remove("title");
     }
     let is_object = value.get("type").and_then(Value::as_str) == Some("object");
-    if is_object {
-        if let Value::Object(map) = value {
-            return map;
-        }
+    if is_object && let Value::Object(map) = value {
+        return map;
     }
     let mut defs = None;
     if let Value::Object(map) = &mut value {

@@ -30,6 +30,7 @@ pub(crate) struct ContextInner {
     pub(crate) session: Arc<Session>,
     pub(crate) notifications: mpsc::Sender<String>,
     pub(crate) server: crate::Server,
+    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -60,6 +61,7 @@ impl RequestContext {
             session: Arc::new(Session::new()),
             notifications,
             server,
+            auth: None,
         })
     }
 
@@ -106,6 +108,11 @@ impl RequestContext {
                 false
             }
         }
+    }
+
+    /// The authenticated caller, when the transport verified a token.
+    pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
+        self.inner.auth.as_deref()
     }
 
     /// The server serving this request (to announce list changes, for example).

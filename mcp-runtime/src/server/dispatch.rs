@@ -23,6 +23,7 @@ use crate::protocol::{
     LoggingLevel, Outcome, ProgressToken, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, keys,
     methods,
 };
+use crate::sealing::{Binding, Boundary};
 
 /// The methods a handler can serve, in both eras.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +81,17 @@ impl Server {
         request: JsonRpcRequest,
         notifications: mpsc::Sender<String>,
     ) -> Result<Value, Error> {
+        self.handle_request_as(session, request, notifications, None).await
+    }
+
+    /// [`handle_request`](Self::handle_request) for a caller the transport authenticated.
+    pub async fn handle_request_as(
+        &self,
+        session: &Arc<Session>,
+        request: JsonRpcRequest,
+        notifications: mpsc::Sender<String>,
+        auth: Option<Arc<crate::auth::AuthInfo>>,
+    ) -> Result<Value, Error> {
         let JsonRpcRequest { id, method, params, .. } = request;
         let modern = meta_of(params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern {
@@ -89,11 +101,11 @@ impl Server {
             if method == methods::PING {
                 return Ok(json!({}));
             }
-            if let Some(state) = session.legacy() {
-                return self.legacy_request(session, state, id, &method, params, notifications).await;
+            if session.is_legacy() {
+                return self.legacy_request(session, id, &method, params, notifications, auth).await;
             }
         }
-        self.modern_request(session, id, &method, params, notifications).await
+        self.modern_request(session, id, &method, params, notifications, auth).await
     }
 
     async fn modern_request(
@@ -101,8 +113,9 @@ impl Server {
         session: &Arc<Session>,
         id: crate::protocol::RequestId,
         method: &str,
-        params: Option<JsonObject>,
+        mut params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
+        auth: Option<Arc<crate::auth::AuthInfo>>,
     ) -> Result<Value, Error> {
         let server = self.inner();
         let Some(route) = Route::find(server, method, true) else {
@@ -120,20 +133,30 @@ impl Server {
             session: Arc::clone(session),
             notifications,
             server: self.clone(),
+            auth,
         });
-        let reply = self.run(route, ctx.clone(), params).await?;
+        let sealing = open_request_state(server, &ctx, method, &mut params)?;
+        let mut reply = self.run(route, ctx.clone(), params).await?;
+        if let (Reply::InputRequired(ir), Some((boundary, binding, principal))) = (&mut reply, &sealing)
+            && let Some(state) = ir.request_state.take()
+        {
+            ir.request_state = Some(boundary.outbound(binding, state, principal.as_deref())?);
+        }
         finish_modern(server, reply, ctx.client_capabilities())
     }
 
     async fn legacy_request(
         &self,
         session: &Arc<Session>,
-        state: LegacyState,
         id: crate::protocol::RequestId,
         method: &str,
-        params: Option<JsonObject>,
+        mut params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
+        auth: Option<Arc<crate::auth::AuthInfo>>,
     ) -> Result<Value, Error> {
+        let Some(state) = session.legacy() else {
+            return Err(Error::internal("Internal error"));
+        };
         if method == methods::RESOURCES_SUBSCRIBE || method == methods::RESOURCES_UNSUBSCRIBE {
             let supported = self.capabilities().resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
             if !supported {
@@ -168,7 +191,12 @@ impl Server {
             session: Arc::clone(session),
             notifications,
             server: self.clone(),
+            auth,
         });
+        // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
+        // error there), but a client can still send `requestState`: verify it like a modern
+        // one, so that no handler ever sees state this server did not seal.
+        open_request_state(self.inner(), &ctx, method, &mut params)?;
         let reply = self.run(route, ctx, params).await?;
         finish_legacy(reply)
     }
@@ -246,6 +274,29 @@ impl Server {
                 Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
             },
         }
+    }
+}
+
+/// What an outbound `requestState` of a request is sealed with: the boundary, the
+/// request's binding and its principal (the inbound ones, reused).
+type Sealing<'a> = (&'a Boundary, Binding, Option<String>);
+
+/// Verify an inbound `requestState` on a carrier method and replace it with the plaintext
+/// it seals; returns what an outbound state of this request is sealed with.
+fn open_request_state<'a>(
+    server: &'a ServerInner,
+    ctx: &RequestContext,
+    method: &str,
+    params: &mut Option<JsonObject>,
+) -> Result<Option<Sealing<'a>>, Error> {
+    match &server.boundary {
+        Some(boundary) if Boundary::applies_to(method) => {
+            let binding = Boundary::binding(method, params.as_ref());
+            let principal = boundary.principal(ctx);
+            boundary.inbound(&binding, params, principal.as_deref())?;
+            Ok(Some((boundary, binding, principal)))
+        }
+        _ => Ok(None),
     }
 }
 

@@ -78,6 +78,7 @@ pub(crate) struct ServerInner {
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) changes: tokio::sync::broadcast::Sender<Change>,
     pub(crate) items: Option<Arc<crate::items::SharedItems>>,
+    pub(crate) boundary: Option<crate::sealing::Boundary>,
     pub(crate) tools_generation: std::sync::atomic::AtomicU64,
 }
 
@@ -91,6 +92,8 @@ impl Server {
             ttl_ms: DEFAULT_TTL_MS,
             cache_scope: CacheScope::Public,
             items: crate::items::Items::default(),
+            security: SecuritySetting::Default,
+            boundary: None,
         }
     }
 
@@ -175,6 +178,18 @@ pub struct ServerBuilder {
     ttl_ms: u64,
     cache_scope: CacheScope,
     items: crate::items::Items,
+    security: SecuritySetting,
+    boundary: Option<crate::sealing::Boundary>,
+}
+
+/// Whether `requestState` is sealed.
+enum SecuritySetting {
+    /// Sealed with a per-process key when macro items are registered; plain otherwise.
+    Default,
+    /// Sealed with this policy.
+    Explicit(crate::sealing::RequestStateSecurity),
+    /// Never sealed.
+    Disabled,
 }
 
 /// Why a server could not be built: duplicate names, or items registered next to a
@@ -260,6 +275,18 @@ impl ServerBuilder {
         on_complete, complete, CompleteParams, CompleteResult
     );
 
+    /// Seal `requestState` with this policy (one line turns sealing on for a low-level server).
+    pub fn request_state_security(mut self, security: crate::sealing::RequestStateSecurity) -> Self {
+        self.security = SecuritySetting::Explicit(security);
+        self
+    }
+
+    /// Never seal `requestState` (it then crosses the wire as the handlers wrote it).
+    pub fn without_request_state_security(mut self) -> Self {
+        self.security = SecuritySetting::Disabled;
+        self
+    }
+
     /// Register a `#[mcp::tool]` function: `.tool::<my_tool>()`.
     pub fn tool<T: crate::items::ToolDef>(mut self) -> Self {
         self.items.add_tool::<T>();
@@ -303,9 +330,32 @@ impl ServerBuilder {
                 problems.push(format!("{what} were registered with macros and with {handlers}; use one or the other"));
             }
         }
+        let security = match std::mem::replace(&mut self.security, SecuritySetting::Disabled) {
+            SecuritySetting::Explicit(security) => {
+                if security.explicit && security.audience.is_none() && self.info.name.trim().is_empty() {
+                    problems.push(
+                        "request-state security is configured but the server has no name: sealed state carries the \
+                         name as its audience, so give the server a name or set an audience"
+                            .to_owned(),
+                    );
+                }
+                Some(security)
+            }
+            SecuritySetting::Default if tools || prompts || resources => {
+                match crate::sealing::RequestStateSecurity::ephemeral() {
+                    Ok(security) => Some(security),
+                    Err(e) => {
+                        problems.push(e.to_string());
+                        None
+                    }
+                }
+            }
+            SecuritySetting::Default | SecuritySetting::Disabled => None,
+        };
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
+        self.boundary = security.map(|s| crate::sealing::Boundary::new(s, &self.info.name));
         let shared = items.into_shared();
         if tools {
             let list = Arc::clone(&shared);
@@ -340,10 +390,10 @@ impl ServerBuilder {
             h.read_resource = Some(Arc::new(move |ctx, params| read.read_resource(ctx, params)));
         }
         let mut server = self.finish();
-        if tools || prompts || resources {
-            if let Some(inner) = Arc::get_mut(&mut server.inner) {
-                inner.items = Some(shared);
-            }
+        if (tools || prompts || resources)
+            && let Some(inner) = Arc::get_mut(&mut server.inner)
+        {
+            inner.items = Some(shared);
         }
         Ok(server)
     }
@@ -362,6 +412,7 @@ impl ServerBuilder {
     }
 
     fn finish(self) -> Server {
+        let boundary = self.boundary;
         let h = &self.handlers;
         let listed = ListCapability { list_changed: Some(true) };
         let capabilities = ServerCapabilities {
@@ -383,6 +434,7 @@ impl ServerBuilder {
                 capabilities,
                 changes: changes::channel(),
                 items: None,
+                boundary,
                 tools_generation: std::sync::atomic::AtomicU64::new(0),
             }),
         }

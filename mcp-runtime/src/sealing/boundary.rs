@@ -1,0 +1,112 @@
+//! Where sealing meets dispatch: verify and unwrap `requestState` on the way in, seal
+//! it on the way out, for `tools/call`, `prompts/get` and `resources/read` only.
+
+use ring::rand::SystemRandom;
+use serde_json::Value;
+
+use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim};
+use super::policy::{PrincipalBinding, RequestStateSecurity};
+use crate::Error;
+use crate::protocol::{ErrorCode, JsonObject, methods};
+use crate::server::RequestContext;
+
+/// The one error every inbound failure gets, whatever the cause.
+pub fn invalid_request_state() -> Error {
+    Error::new(ErrorCode::INVALID_PARAMS, "Invalid or expired requestState")
+        .with_data(serde_json::json!({"reason": "invalid_request_state"}))
+}
+
+/// The sealing boundary of one server.
+pub(crate) struct Boundary {
+    security: RequestStateSecurity,
+    audience: Option<String>,
+    rng: SystemRandom,
+}
+
+fn reject(method: &str, reason: &str) -> Error {
+    tracing::warn!(method, reason, "requestState rejected");
+    invalid_request_state()
+}
+
+impl Boundary {
+    pub(crate) fn new(security: RequestStateSecurity, server_name: &str) -> Self {
+        let audience = security.audience.clone().or_else(|| Some(server_name.to_owned()));
+        Boundary { security, audience, rng: SystemRandom::new() }
+    }
+
+    /// Whether `method` carries request state.
+    pub(crate) fn applies_to(method: &str) -> bool {
+        matches!(method, methods::TOOLS_CALL | methods::PROMPTS_GET | methods::RESOURCES_READ)
+    }
+
+    /// The principal of this request, per the policy.
+    pub(crate) fn principal(&self, ctx: &RequestContext) -> Option<String> {
+        match &self.security.principal {
+            PrincipalBinding::Authenticated => ctx.auth().map(crate::auth::AuthInfo::principal),
+            PrincipalBinding::Disabled => None,
+            PrincipalBinding::Custom(f) => f(ctx),
+        }
+    }
+
+    /// What a token for this request is bound to.
+    pub(crate) fn binding(method: &str, params: Option<&JsonObject>) -> Binding {
+        let field =
+            |name: &str| params.and_then(|p| p.get(name)).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let (target, args) = match method {
+            methods::RESOURCES_READ => (field("uri"), None),
+            _ => (field("name"), params.and_then(|p| p.get("arguments")).filter(|a| !a.is_null())),
+        };
+        Binding { method: method.to_owned(), target, args_digest: args_digest(args) }
+    }
+
+    /// Verify an incoming `requestState` and replace it with the plaintext.
+    pub(crate) fn inbound(
+        &self,
+        binding: &Binding,
+        params: &mut Option<JsonObject>,
+        principal: Option<&str>,
+    ) -> Result<(), Error> {
+        let Some(params) = params.as_mut() else { return Ok(()) };
+        let token = match params.get("requestState") {
+            None => return Ok(()),
+            Some(Value::Null) => {
+                params.remove("requestState");
+                return Ok(());
+            }
+            Some(Value::String(token)) => token,
+            Some(_) => return Err(reject(&binding.method, "non-string requestState")),
+        };
+        let bytes = self.security.codec.unseal(token).map_err(|e| reject(&binding.method, e.0))?;
+        let now = self.security.clock.now_ms();
+        let envelope = Envelope::open(&bytes, now, binding, self.audience.as_deref(), principal)
+            .map_err(|r| reject(&binding.method, r.reason()))?;
+        if let Some(store) = &self.security.single_use {
+            let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
+            let mut id = [0u8; 16];
+            id.copy_from_slice(&digest.as_ref()[..16]);
+            if !store.consume(id, envelope.exp, now) {
+                return Err(reject(&binding.method, Rejection::Replayed.reason()));
+            }
+        }
+        params.insert("requestState".to_owned(), Value::String(envelope.s));
+        Ok(())
+    }
+
+    /// Seal a handler's plaintext state for the client.
+    pub(crate) fn outbound(&self, binding: &Binding, state: String, principal: Option<&str>) -> Result<String, Error> {
+        let refuse = |why: &str| {
+            tracing::error!(method = %binding.method, why, "refusing to seal requestState");
+            Error::internal("Internal error")
+        };
+        let claim = match principal {
+            Some(p) => {
+                Some(principal_claim(&self.rng, p).ok_or_else(|| refuse("no randomness for the principal salt"))?)
+            }
+            None => None,
+        };
+        let now = self.security.clock.now_ms();
+        let envelope = Envelope::new(now, self.security.ttl_ms, binding, state, self.audience.clone(), claim);
+        let payload = envelope.to_payload();
+        self.security.codec.seal(&payload).map_err(|e| refuse(&e.0))
+    }
+}

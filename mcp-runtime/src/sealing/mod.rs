@@ -1,0 +1,42 @@
+//! Request-state sealing: `requestState` travels through the client, so it is
+//! attacker-controlled input. The server encrypts and authenticates it (AES-256-GCM),
+//! binds it to the request (method, target, arguments), the audience, the principal and
+//! a time window, and rejects anything else with one fixed error. Handlers only ever
+//! see plaintext.
+//!
+//! Servers with macro items seal by default with a per-process key; a low-level server
+//! seals once given a policy:
+//!
+//! ```
+//! use mcp::sealing::RequestStateSecurity;
+//! let security = RequestStateSecurity::builder().keys([[7u8; 32]]).build().unwrap();
+//! let server = mcp::Server::builder("svc", "1.0.0").request_state_security(security).build();
+//! # let _ = server;
+//! ```
+//!
+//! Several instances (workers, a load balancer) must share keys. Rotate without losing
+//! rounds in three steps, each fully deployed before the next: `[OLD, NEW]` (everyone
+//! learns NEW), then `[NEW, OLD]` (NEW mints, OLD still verifies), then `[NEW]` one ttl later.
+
+mod boundary;
+mod codec;
+mod envelope;
+mod policy;
+
+pub(crate) use boundary::Boundary;
+pub use boundary::invalid_request_state;
+pub use codec::{AesGcmCodec, InvalidRequestState, MIN_KEY_BYTES, RequestStateCodec, SealError};
+pub use envelope::{Binding, Envelope, FUTURE_SKEW_MS, Rejection, args_digest};
+pub use policy::{
+    Clock, ConfigError, ConsumedTokens, DEFAULT_TTL, InMemoryConsumedTokens, PrincipalBinding, PrincipalFn,
+    RequestStateSecurity, RequestStateSecurityBuilder, SystemClock,
+};
+
+/// Equality of two byte strings in time independent of where they differ.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    std::hint::black_box(diff) == 0
+}
