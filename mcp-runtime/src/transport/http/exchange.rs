@@ -19,15 +19,16 @@ pub(crate) fn start(
     request: JsonRpcRequest,
     legacy: bool,
     permit: OwnedSemaphorePermit,
+    auth: Option<Arc<crate::auth::AuthInfo>>,
 ) -> mpsc::Receiver<Event> {
     let (events, receiver) = mpsc::channel(64);
     let id = request.id.clone();
     let task_session = Arc::clone(&session);
     let task_id = id.clone();
-    let task = tokio::spawn(async move {
+    let work = async move {
         let _permit = permit;
         let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
-        let handler = CatchUnwind::new(server.handle_request(&task_session, request, notify_tx));
+        let handler = CatchUnwind::new(server.handle_request_as(&task_session, request, notify_tx, auth));
         tokio::pin!(handler);
         let outcome = loop {
             tokio::select! {
@@ -64,9 +65,22 @@ pub(crate) fn start(
         };
         task_session.finish_request(&task_id);
         let _ = events.send(Event::Last(frame)).await;
-    });
-    if legacy && !session.start_request(&id, || task.abort_handle()) {
-        tracing::debug!(%id, "a request with this id is already running in the session");
+    };
+    if legacy {
+        // Registered under the session's lock before the task can finish and deregister.
+        let mut work = Some(work);
+        let started = session.start_request(&id, || match work.take() {
+            Some(work) => tokio::spawn(work).abort_handle(),
+            None => tokio::spawn(async {}).abort_handle(),
+        });
+        if !started {
+            tracing::debug!(%id, "a request with this id is already running in the session");
+            if let Some(work) = work {
+                tokio::spawn(work);
+            }
+        }
+    } else {
+        tokio::spawn(work);
     }
     receiver
 }

@@ -44,6 +44,7 @@ pub use body::HttpBody;
 pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
+use crate::auth::AuthInfo;
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, RequestId, decode_message, keys, methods};
 use crate::server::{Change, Session};
 use body::Event;
@@ -51,7 +52,7 @@ use headers::HeaderParam;
 use sessions::Sessions;
 
 /// Limits and policies of the HTTP endpoint.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpConfig {
     /// The endpoint path; `None` serves every path (useful when a router already matched).
     pub path: Option<String>,
@@ -66,6 +67,24 @@ pub struct HttpConfig {
     /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection);
     /// `None` turns the check off.
     pub allowed_hosts: Option<Vec<String>>,
+    /// Verifies `Authorization: Bearer` tokens; requests without a valid one get 401.
+    /// The caller's [`AuthInfo`] reaches handlers through the context
+    /// and binds sealed request state to the principal.
+    pub token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("path", &self.path)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("max_sessions", &self.max_sessions)
+            .field("sse_keep_alive", &self.sse_keep_alive)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("token_verifier", &self.token_verifier.is_some())
+            .finish()
+    }
 }
 
 impl Default for HttpConfig {
@@ -79,6 +98,7 @@ impl Default for HttpConfig {
             max_sessions: 1024,
             sse_keep_alive: Duration::from_secs(15),
             allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
+            token_verifier: None,
         }
     }
 }
@@ -281,8 +301,15 @@ impl State {
                 "Forbidden: host or origin not allowed",
             );
         }
+        let auth = match &self.config.token_verifier {
+            Some(verifier) => match authenticate(verifier.as_ref(), request.headers()).await {
+                Ok(auth) => Some(Arc::new(auth)),
+                Err(response) => return *response,
+            },
+            None => None,
+        };
         match *request.method() {
-            Method::POST => self.post(request).await,
+            Method::POST => self.post(request, auth).await,
             Method::GET => self.get(request.headers()),
             Method::DELETE => self.delete(request.headers()),
             _ => method_not_allowed("GET, POST, DELETE"),
@@ -331,7 +358,7 @@ impl State {
         if self.sessions.remove(id) { empty_response(StatusCode::OK) } else { session_not_found(None) }
     }
 
-    async fn post<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
+    async fn post<B>(self: Arc<Self>, request: Request<B>, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -394,7 +421,7 @@ impl State {
         };
         let headers = &parts.headers;
         match message {
-            JsonRpcMessage::Request(request) => self.request(headers, request).await,
+            JsonRpcMessage::Request(request) => self.request(headers, request, auth).await,
             JsonRpcMessage::Notification(notification) => match session_id(headers) {
                 None => empty_response(StatusCode::ACCEPTED),
                 Some(sid) => match self.sessions.get(sid) {
@@ -444,6 +471,7 @@ impl State {
         self: Arc<Self>,
         headers: &http::HeaderMap,
         request: crate::protocol::JsonRpcRequest,
+        auth: Option<Arc<AuthInfo>>,
     ) -> Response<HttpBody> {
         let modern = request
             .params
@@ -462,7 +490,7 @@ impl State {
             };
             // Legacy errors are answered with 200 too, so the status cannot tell whether
             // the handshake succeeded; only a successful one keeps its session.
-            let (mut response, answered) = self.run_reporting(session, request, true).await;
+            let (mut response, answered) = self.run_reporting(session, request, true, auth).await;
             if answered {
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(headers::SESSION_ID, value);
@@ -476,7 +504,7 @@ impl State {
             let Some(session) = self.sessions.get(sid) else {
                 return session_not_found(Some(request.id));
             };
-            return self.run(session, request, true).await;
+            return self.run(session, request, true, auth).await;
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
@@ -491,7 +519,7 @@ impl State {
                 return json_response(StatusCode::BAD_REQUEST, crate::server::error_frame(Some(request.id), e.into()));
             }
         }
-        self.run(Arc::new(Session::new()), request, false).await
+        self.run(Arc::new(Session::new()), request, false, auth).await
     }
 
     /// The header-mirrored arguments of tool `name`, from a cache rebuilt when the tool list changes.
@@ -528,8 +556,9 @@ impl State {
         session: Arc<Session>,
         request: crate::protocol::JsonRpcRequest,
         legacy: bool,
+        auth: Option<Arc<AuthInfo>>,
     ) -> Response<HttpBody> {
-        self.run_reporting(session, request, legacy).await.0
+        self.run_reporting(session, request, legacy, auth).await.0
     }
 
     /// [`run`](Self::run), also telling whether the request got a result (not an error).
@@ -539,6 +568,7 @@ impl State {
         session: Arc<Session>,
         request: crate::protocol::JsonRpcRequest,
         legacy: bool,
+        auth: Option<Arc<AuthInfo>>,
     ) -> (Response<HttpBody>, bool) {
         let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
             tracing::warn!("refusing a request: the concurrent request limit is reached");
@@ -552,7 +582,7 @@ impl State {
             return (response, false);
         };
         let id = request.id.clone();
-        let mut events = exchange::start(self.server.clone(), session, request, legacy, permit);
+        let mut events = exchange::start(self.server.clone(), session, request, legacy, permit, auth);
         match events.recv().await {
             Some(Event::Last(frame)) => {
                 let error_code = serde_json::from_str::<Value>(&frame)
@@ -576,6 +606,43 @@ impl State {
                 ),
                 false,
             ),
+        }
+    }
+}
+
+/// Verify the request's bearer token, or answer 401 with a `WWW-Authenticate` challenge.
+async fn authenticate(
+    verifier: &dyn crate::auth::TokenVerifier,
+    headers: &http::HeaderMap,
+) -> Result<AuthInfo, Box<Response<HttpBody>>> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let challenge = |error: Option<&'static str>| {
+        let mut response = error_response(
+            StatusCode::UNAUTHORIZED,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "Unauthorized: a valid bearer token is required",
+        );
+        let value = match error {
+            Some(_) => HeaderValue::from_static("Bearer error=\"invalid_token\""),
+            None => HeaderValue::from_static("Bearer"),
+        };
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+        Box::new(response)
+    };
+    let Some(token) = token else {
+        return Err(challenge(None));
+    };
+    match verifier.verify(token).await {
+        Some(auth) => Ok(auth),
+        None => {
+            tracing::warn!("refusing a request with an invalid bearer token");
+            Err(challenge(Some("invalid_token")))
         }
     }
 }
