@@ -45,7 +45,7 @@ pub async fn provision(
     }
 }
 
-/// The provisioner server.
+/// The provisioner server (shared keys from `MCP_REQUEST_STATE_KEYS` when set).
 pub fn server() -> Server {
-    Server::builder("Provisioner", env!("CARGO_PKG_VERSION")).tool::<provision>().build()
+    crate::with_env_keys(Server::builder("Provisioner", env!("CARGO_PKG_VERSION"))).tool::<provision>().build()
 }

@@ -26,7 +26,7 @@ pub fn server() -> Server {
     use prompts::*;
     use resources::*;
     use tools::*;
-    let server = Server::builder("everything", env!("CARGO_PKG_VERSION"))
+    let server = crate::with_env_keys(Server::builder("everything", env!("CARGO_PKG_VERSION")))
         .instructions("A fixture server with one of everything.")
         .tool::<test_simple_text>()
         .tool::<test_image_content>()
