@@ -192,6 +192,45 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The pieces every item's definition needs, computed once.
+struct Common {
+    name: String,
+    companion: TokenStream,
+    title: TokenStream,
+    description: TokenStream,
+    icons: TokenStream,
+    meta: TokenStream,
+}
+
+fn common(model: &FnModel, function: &ItemFn) -> Common {
+    Common {
+        name: model.name(),
+        companion: companion(model, function),
+        title: opt_string(model.options.title.as_ref().map(LitStr::value)),
+        description: description(model),
+        icons: icons(model),
+        meta: meta(model),
+    }
+}
+
+/// How a prompt or resource function's value becomes an outcome: `outcome(value)` for
+/// the value (or `Ok` of a `Result`), and `Err(e)` as an `mcp::Error`.
+/// `outcome` gets the value and the return type's span (so a bad return type is reported there).
+fn convert_outcome(model: &FnModel, outcome: impl Fn(TokenStream, proc_macro2::Span) -> TokenStream) -> TokenStream {
+    let span = model.ret.as_ref().map_or_else(proc_macro2::Span::call_site, Spanned::span);
+    if model.ret.as_ref().and_then(crate::types::result_ok).is_some() {
+        let error = convert_error(quote!(__mcp_error));
+        let ok = outcome(quote!(__mcp_value), proc_macro2::Span::call_site());
+        return quote! {
+            match __mcp_ret {
+                ::core::result::Result::Ok(__mcp_value) => #ok,
+                ::core::result::Result::Err(__mcp_error) => ::core::result::Result::Err(#error),
+            }
+        };
+    }
+    outcome(quote_spanned!(span=> __mcp_ret), span)
+}
+
 /// `Err(e)` of a prompt or resource function as an `mcp::Error` (keeping an
 /// `mcp::Error`'s code; anything else printable becomes `-32603`).
 fn convert_error(error: TokenStream) -> TokenStream {

@@ -5,18 +5,13 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use super::{call_user_fn, companion, convert_error, icons, injected_bindings, local, meta, opt_string};
+use super::{call_user_fn, injected_bindings, local, opt_string};
 use crate::model::{FnModel, ParamRole};
 use crate::types;
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
-    let name = model.name();
-    let companion = companion(model, function);
-    let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
-    let description = super::description(model);
-    let icons = icons(model);
-    let meta = meta(model);
+    let super::Common { name, companion, title, description, icons, meta } = super::common(model, function);
 
     let arguments = model.arguments().map(|p| {
         let wire = p.wire_name();
@@ -49,21 +44,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     });
     let injected = injected_bindings(model);
     let call = call_user_fn(model);
-    let convert = match model.ret.as_ref().and_then(types::result_ok) {
-        Some(_) => {
-            let error = convert_error(quote!(__mcp_error));
-            quote! {
-                match __mcp_ret {
-                    ::core::result::Result::Ok(__mcp_value) => ::mcp::__private::prompt_outcome(__mcp_value),
-                    ::core::result::Result::Err(__mcp_error) => ::core::result::Result::Err(#error),
-                }
-            }
-        }
-        None => {
-            let span = model.ret.as_ref().map_or_else(proc_macro2::Span::call_site, Spanned::span);
-            quote_spanned!(span=> ::mcp::__private::prompt_outcome(__mcp_ret))
-        }
-    };
+    let convert =
+        super::convert_outcome(model, |value, span| quote_spanned!(span=> ::mcp::__private::prompt_outcome(#value)));
     let uses_args = model.arguments().next().is_some();
     let args_decl = if uses_args {
         quote!(let __mcp_args = __mcp_params.arguments.unwrap_or_default();)

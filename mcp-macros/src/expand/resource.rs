@@ -5,26 +5,20 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use super::{call_user_fn, companion, convert_error, icons, injected_bindings, local, meta, opt_string};
+use super::{call_user_fn, injected_bindings, local, opt_string};
 use crate::model::{FnModel, ParamRole};
-use crate::types;
 use crate::validate::{STATIC_WITH_INPUT, template_variables};
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
-    let name = model.name();
-    let companion = companion(model, function);
+    let super::Common { name, companion, title, description, icons, meta } = super::common(model, function);
     let uri = model.options.uri.as_ref().map_or_else(String::new, syn::LitStr::value);
     let is_template = template_variables(&uri).is_ok_and(|v| !v.is_empty());
-    let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
-    let description = super::description(model);
     let mime = opt_string(model.options.mime_type.as_ref().map(syn::LitStr::value));
     let mime_ref = match &model.options.mime_type {
         Some(m) => quote!(::core::option::Option::Some(#m)),
         None => quote!(::core::option::Option::None),
     };
-    let icons = icons(model);
-    let meta = meta(model);
     let definition = if is_template {
         quote! {
             ::mcp::items::ResourceKind::Template(::mcp::protocol::ResourceTemplate {
@@ -63,22 +57,10 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     });
     let injected = injected_bindings(model);
     let call = call_user_fn(model);
-    let convert = match model.ret.as_ref().and_then(types::result_ok) {
-        Some(_) => {
-            let error = convert_error(quote!(__mcp_error));
-            quote! {
-                match __mcp_ret {
-                    ::core::result::Result::Ok(__mcp_value) =>
-                        ::mcp::__private::resource_outcome(__mcp_value, &__mcp_params.uri, #mime_ref),
-                    ::core::result::Result::Err(__mcp_error) => ::core::result::Result::Err(#error),
-                }
-            }
-        }
-        None => {
-            let span = model.ret.as_ref().map_or_else(proc_macro2::Span::call_site, Spanned::span);
-            quote_spanned!(span=> ::mcp::__private::resource_outcome(__mcp_ret, &__mcp_params.uri, #mime_ref))
-        }
-    };
+    let convert = super::convert_outcome(
+        model,
+        |value, span| quote_spanned!(span=> ::mcp::__private::resource_outcome(#value, &__mcp_params.uri, #mime_ref)),
+    );
     let message = STATIC_WITH_INPUT.replace('{', "{{").replace('}', "}}");
     let static_check = match (&model.ret, is_template) {
         (Some(ret), false) => quote_spanned! {ret.span()=>

@@ -5,19 +5,14 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use super::{call_user_fn, companion, icons, injected_bindings, local, meta, opt_string};
+use super::{call_user_fn, injected_bindings, local, opt_string};
 use crate::model::{FnModel, ParamRole};
 use crate::types;
 use crate::validate::resolve_with_input_message;
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
-    let name = model.name();
-    let companion = companion(model, function);
-    let title = opt_string(model.options.title.as_ref().map(syn::LitStr::value));
-    let description = super::description(model);
-    let icons = icons(model);
-    let meta = meta(model);
+    let super::Common { name, companion, title, description, icons, meta } = super::common(model, function);
     let annotations = annotations(model);
 
     let schema_params = model.arguments().map(|p| {
