@@ -28,7 +28,9 @@ async fn run() -> Result<(), mcp::protocol::ErrorObject> {
     let mut retry = call;
     retry["inputResponses"] = json!({"region": {"action": "accept", "content": {"region": "eu-west-1"}}});
     retry["requestState"] = first["requestState"].clone();
-    println!("-> tools/call again with inputResponses and requestState={}", first["requestState"]);
+    let state = first["requestState"].as_str().unwrap_or_default();
+    println!("   (requestState: {} bytes, sealed by the server; the client echoes it without reading it)", state.len());
+    println!("-> tools/call again with inputResponses and the same requestState");
     let done = client.request("tools/call", retry).await?;
     println!("<- resultType={} content={}", done["resultType"], done["content"][0]["text"]);
 
