@@ -1,51 +1,227 @@
-//! The `provision` example written with `#[mcp::tool]`: a tool that asks which region to
-//! put the database in.
+//! The provisioner: tools that ask the user through resolvers, and a prompt and a resource
+//! template that ask with hand-built `InputRequiredResult`s.
 //!
-//! Under 2026-07-28 it returns an `InputRequiredResult` and finishes on the retry; in a
-//! 2025-11-25 session it asks through the back-channel. (With resolvers, the question
-//! becomes a `Resolve<ask_region>` parameter instead.)
+//! Under 2026-07-28 every question goes back to the client in an `InputRequiredResult`
+//! and the call finishes on the retry, from sealed state; in a 2025-11-25 session the
+//! same resolvers ask through server-to-client requests.
+//!
+//! This server is a contract: the Python interop script, the demo and the multi-instance
+//! tests rely on its names, questions and texts exactly.
 
 use mcp::protocol::{
-    CallToolOutcome, CallToolResult, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult,
-    PrimitiveSchema, StringSchema,
+    ElicitAction, ElicitRequestParams, ElicitationSchema, GetPromptOutcome, GetPromptResult, InputRequest,
+    InputRequiredResult, PromptMessage, ReadResourceOutcome, ReadResourceResult, ResourceContents, SamplingContent,
+    TextResourceContents,
 };
-use mcp::{Context, Error, Server};
+use mcp::resolve::{Elicit, ElicitForm, ListRoots, Sample};
+use mcp::{Context, Error, Resolve, Server};
 
-/// The question the tool asks.
-pub fn ask_region() -> ElicitRequestParams {
-    let region = StringSchema { description: Some("Cloud region, e.g. eu-west-1".into()), ..Default::default() };
-    let schema = ElicitationSchema {
-        properties: [("region".to_owned(), PrimitiveSchema::String(region))].into(),
-        required: Some(vec!["region".to_owned()]),
-        ..Default::default()
-    };
-    ElicitRequestParams::form("Which region should the database live in?", schema)
+/// Where a database lives.
+#[derive(Debug, serde::Deserialize, mcp::ElicitForm)]
+pub struct Region {
+    /// Cloud region, e.g. eu-west-1.
+    pub region: String,
+}
+
+/// How big a cluster is.
+#[derive(Debug, serde::Deserialize, mcp::ElicitForm)]
+pub struct Size {
+    /// Storage in GB.
+    pub size_gb: u32,
+}
+
+/// A yes or no.
+#[derive(Debug, serde::Deserialize, mcp::ElicitForm)]
+pub struct Confirm {
+    /// Go ahead?
+    pub ok: bool,
+}
+
+/// Who a briefing is for.
+#[derive(Debug, serde::Deserialize, mcp::ElicitForm)]
+pub struct Audience {
+    /// The readers.
+    pub audience: String,
+}
+
+/// Clusters at least this big need a confirmation.
+pub const CONFIRM_FROM_GB: u32 = 100;
+
+/// Asks where to put the database.
+#[mcp::resolver]
+pub fn ask_region() -> Elicit<Region> {
+    Elicit::new("Which region should the database live in?")
 }
 
 /// Provision a database. Asks which region to put it in.
 #[mcp::tool(annotations(destructive = false, idempotent = true))]
-pub async fn provision(
-    ctx: Context,
+pub fn provision(
     /// The database's name.
     name: String,
-) -> Result<CallToolOutcome, Error> {
+    region: Resolve<ask_region>,
+) -> String {
+    format!("Provisioned '{name}' in {}.", region.region)
+}
+
+/// Asks where to put the cluster.
+#[mcp::resolver]
+pub fn ask_cluster_region(name: &str) -> Elicit<Region> {
+    Elicit::new(format!("Which region should {name} live in?"))
+}
+
+/// Asks how big the cluster should be.
+#[mcp::resolver]
+pub fn ask_cluster_size(name: &str) -> Elicit<Size> {
+    Elicit::new(format!("How many GB should {name} have?"))
+}
+
+/// Big clusters need a yes; small ones go ahead without asking.
+#[mcp::resolver]
+pub fn confirm_cluster(region: Resolve<ask_cluster_region>, size: Resolve<ask_cluster_size>) -> Elicit<Confirm> {
+    if size.size_gb < CONFIRM_FROM_GB {
+        return Elicit::answered(Confirm { ok: true });
+    }
+    Elicit::new(format!("Provision {} GB in {}: sure?", size.size_gb, region.region))
+}
+
+/// Provision a cluster. Asks for its region and size together, then, for 100 GB or
+/// more, for a confirmation.
+#[mcp::tool(annotations(destructive = false))]
+pub fn provision_cluster(
+    /// The cluster's name.
+    name: String,
+    region: Resolve<ask_cluster_region>,
+    size: Resolve<ask_cluster_size>,
+    confirm: Resolve<confirm_cluster>,
+) -> Result<String, String> {
+    if !confirm.ok {
+        return Err(format!("Not provisioned: {} GB in {} was not confirmed.", size.size_gb, region.region));
+    }
+    Ok(format!("Provisioned cluster '{name}' ({} GB) in {}.", size.size_gb, region.region))
+}
+
+/// Asks the client's model for a name.
+#[mcp::resolver]
+pub fn sample_name(topic: &str) -> Sample {
+    Sample::user(format!("Suggest a database name for {topic}."), 50)
+}
+
+/// Suggest a database name for a topic, asking the client's model.
+#[mcp::tool(annotations(read_only = true))]
+pub fn suggest_name(
+    /// What the database is about.
+    topic: String,
+    suggestion: Resolve<sample_name>,
+) -> String {
+    let text: Vec<&str> = suggestion
+        .content
+        .as_slice()
+        .iter()
+        .filter_map(|block| match block {
+            SamplingContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let _ = topic;
+    format!("Suggested: {}", text.join(""))
+}
+
+/// Asks for the client's roots.
+#[mcp::resolver]
+pub fn workspace_roots() -> ListRoots {
+    ListRoots::new()
+}
+
+/// List the workspaces (the client's roots).
+#[mcp::tool(annotations(read_only = true))]
+pub fn list_workspaces(roots: Resolve<workspace_roots>) -> String {
+    let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("Roots: {}", uris.join(", "))
+}
+
+/// The answer to the hand-built question `key`: from this retry's `inputResponses`
+/// (2026-07-28; `None` on the first round), or asked over the back-channel right away in
+/// a 2025-11-25 session, which has no `InputRequiredResult`.
+async fn answer<T: ElicitForm>(
+    ctx: &Context,
+    key: &str,
+    message: &str,
+) -> Result<Option<Result<T, ElicitAction>>, Error> {
+    let params = ElicitRequestParams::form(message, ElicitationSchema::clone(T::schema()));
     let answer = if ctx.is_legacy() {
-        Some(ctx.elicit(ask_region()).await?)
+        ctx.elicit(params).await?
     } else {
-        ctx.input_response("region").and_then(|a| a.as_elicit()).cloned()
+        match ctx.input_response(key).and_then(|a| a.as_elicit()) {
+            Some(answer) => answer.clone(),
+            None => return Ok(None),
+        }
     };
-    let region =
-        answer.as_ref().and_then(|a| a.content.as_ref()).and_then(|c| c.get("region")).and_then(|r| r.as_str());
-    match region {
-        Some(region) => Ok(CallToolResult::text(format!("Provisioned '{name}' in {region}.")).into()),
-        None if ctx.is_legacy() => Ok(CallToolResult::error("No region was chosen.").into()),
+    Ok(Some(match (answer.action, answer.content) {
+        (ElicitAction::Accept, Some(content)) => T::deserialize(serde_json::Value::Object(content))
+            .map(Ok)
+            .map_err(|_| Error::invalid_params("The answer does not match the question's schema."))?,
+        (action, _) => Err(action),
+    }))
+}
+
+fn ask<T: ElicitForm>(message: &str) -> InputRequest {
+    InputRequest::Elicit(ElicitRequestParams::form(message, ElicitationSchema::clone(T::schema())))
+}
+
+/// A database's configuration as served (field order kept).
+#[derive(serde::Serialize)]
+struct DbConfig<'a> {
+    name: &'a str,
+    engine: &'a str,
+}
+
+const ASK_AUDIENCE: &str = "Who is the briefing for?";
+
+/// A briefing, for an audience the prompt asks for.
+#[mcp::prompt]
+pub async fn briefing(ctx: Context) -> Result<GetPromptOutcome, Error> {
+    match answer::<Audience>(&ctx, "audience", ASK_AUDIENCE).await? {
+        Some(Ok(a)) => {
+            Ok(GetPromptResult::new(vec![PromptMessage::user(format!("Write a briefing for {}.", a.audience))]).into())
+        }
+        Some(Err(_)) => Err(Error::invalid_params("The briefing needs an audience.")),
         None => {
-            Ok(InputRequiredResult::ask("region", InputRequest::Elicit(ask_region())).with_state("provision-v1").into())
+            Ok(InputRequiredResult::ask("audience", ask::<Audience>(ASK_AUDIENCE)).with_state("briefing-v1").into())
         }
     }
 }
 
-/// The provisioner server (shared keys from `MCP_REQUEST_STATE_KEYS` when set).
+/// A database's configuration, revealed only after the user agrees.
+#[mcp::resource("db://{name}/config", mime_type = "application/json")]
+pub async fn db_config(ctx: Context, name: String) -> Result<ReadResourceOutcome, Error> {
+    let uri = format!("db://{name}/config");
+    let question = format!("Reveal the config of {name}?");
+    match answer::<Confirm>(&ctx, "reveal", &question).await? {
+        Some(Ok(Confirm { ok: true })) => {
+            let text = serde_json::to_string(&DbConfig { name: &name, engine: "postgres" })
+                .map_err(|e| Error::internal(e.to_string()))?;
+            let contents = ResourceContents::Text(TextResourceContents {
+                uri,
+                mime_type: Some("application/json".into()),
+                text,
+                meta: None,
+            });
+            Ok(ReadResourceResult::new(vec![contents]).into())
+        }
+        Some(_) => Err(Error::invalid_params(format!("The config of {name} was not revealed."))),
+        None => Ok(InputRequiredResult::ask("reveal", ask::<Confirm>(&question)).with_state("db-config-v1").into()),
+    }
+}
+
+/// The provisioner server (shared keys from `MCP_REQUEST_STATE_KEYS` and the ttl from
+/// `MCP_REQUEST_STATE_TTL` when set).
 pub fn server() -> Server {
-    crate::with_env_keys(Server::builder("Provisioner", env!("CARGO_PKG_VERSION"))).tool::<provision>().build()
+    crate::with_env_keys(Server::builder("Provisioner", env!("CARGO_PKG_VERSION")))
+        .tool::<provision>()
+        .tool::<provision_cluster>()
+        .tool::<suggest_name>()
+        .tool::<list_workspaces>()
+        .prompt::<briefing>()
+        .resource::<db_config>()
+        .build()
 }

@@ -59,8 +59,10 @@ async fn round_trip(first: &Instance, second: &Instance) -> Value {
     let asked = http::post(first.addr, &headers, &call(1, json!({}))).await.json();
     let state = asked["result"]["requestState"].clone();
     assert!(state.as_str().is_some_and(|s| s.starts_with("v1.")), "a sealed state: {asked}");
+    let key = asked["result"]["inputRequests"].as_object().and_then(|r| r.keys().next().cloned()).unwrap_or_default();
+    assert_eq!(key, "mcp_examples::provisioner::ask_region", "{asked}");
     let answer = json!({
-        "inputResponses": {"region": {"action": "accept", "content": {"region": "eu-west-1"}}},
+        "inputResponses": {key: {"action": "accept", "content": {"region": "eu-west-1"}}},
         "requestState": state,
     });
     http::post(second.addr, &headers, &call(2, answer)).await.json()

@@ -13,6 +13,7 @@ pub fn keys(kind: Kind) -> &'static [&'static str] {
         Kind::Tool => &["name", "title", "description", "annotations", "icons", "meta", "output_schema"],
         Kind::Prompt => &["name", "title", "description", "icons", "meta"],
         Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta"],
+        Kind::Resolver => &["key"],
     }
 }
 
@@ -62,7 +63,7 @@ fn unknown_key_with(key: &Ident, place: &str, valid: &[&str], elsewhere: Option<
 /// An unknown key of the macro itself, saying so when it belongs to another macro.
 fn unknown_item_key(kind: Kind, key: &Ident) -> syn::Error {
     let name = key.to_string();
-    let others: Vec<String> = [Kind::Tool, Kind::Prompt, Kind::Resource]
+    let others: Vec<String> = [Kind::Tool, Kind::Prompt, Kind::Resource, Kind::Resolver]
         .into_iter()
         .filter(|k| *k != kind && keys(*k).contains(&name.as_str()))
         .map(|k| format!("`{}`", k.attribute()))
@@ -184,6 +185,7 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
                         "description" => options.description = Some(parse_str(input)?),
                         "mime_type" => options.mime_type = Some(parse_str(input)?),
                         "meta" => options.meta = Some(parse_str(input)?),
+                        "key" => options.key = Some(parse_str(input)?),
                         "icons" => options.icons = parse_icons(input)?,
                         "output_schema" => options.output_schema = Some(parse_bool(input)?),
                         "annotations" => options.annotations = Some(parse_annotations(input, errors)?),

@@ -50,8 +50,12 @@ fn type_text(ty: &syn::Type) -> String {
 /// The companion type's rustdoc: what the item is, its parameters and its schema.
 pub fn companion(model: &FnModel) -> String {
     let ident = &model.ident;
+    if model.kind == Kind::Resolver {
+        return resolver_companion(model);
+    }
     let name = model.name();
     let (what, register) = match model.kind {
+        Kind::Resolver => unreachable!("handled above"),
         Kind::Tool => ("tool", format!("Server::builder(..).tool::<{ident}>()")),
         Kind::Prompt => ("prompt", format!("Server::builder(..).prompt::<{ident}>()")),
         Kind::Resource => ("resource", format!("Server::builder(..).resource::<{ident}>()")),
@@ -113,5 +117,34 @@ pub fn companion(model: &FnModel) -> String {
         }
     }
     out.push_str(&format!("Register it with `{register}`."));
+    out
+}
+
+/// A resolver's companion documentation: what it takes and how a tool uses it.
+fn resolver_companion(model: &FnModel) -> String {
+    let ident = &model.ident;
+    let mut out = format!("MCP resolver, computed by [`fn@{ident}`].\n\n");
+    if let Some(d) = model.description() {
+        out.push_str(&d);
+        out.push_str("\n\n");
+    }
+    let args: Vec<String> =
+        model.arguments().map(|p| format!("`{}` (`{}`)", p.wire_name(), type_text(&p.ty))).collect();
+    if !args.is_empty() {
+        out.push_str(&format!("Takes the tool arguments {}.\n\n", args.join(", ")));
+    }
+    let deps: Vec<String> = model
+        .params
+        .iter()
+        .filter(|p| p.role == ParamRole::Resolve)
+        .map(|p| format!("`{}`", type_text(&p.ty)))
+        .collect();
+    if !deps.is_empty() {
+        out.push_str(&format!("Depends on {}.\n\n", deps.join(", ")));
+    }
+    if let Some(ret) = &model.ret {
+        out.push_str(&format!("Returns `{}`.\n\n", type_text(ret)));
+    }
+    out.push_str(&format!("Use it in a `#[mcp::tool]` as a parameter `x: Resolve<{ident}>`."));
     out
 }

@@ -14,6 +14,7 @@
 mod attrs;
 mod docs;
 mod expand;
+mod form;
 mod model;
 mod parse;
 mod types;
@@ -53,4 +54,29 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Resource, attr.into(), item.into()).into()
+}
+
+/// Turn a function into a resolver: a dependency a tool declares as a parameter
+/// `x: Resolve<this_function>`.
+///
+/// A resolver's parameters are tool arguments taken by name (by value, cloned, or by
+/// reference; `#[mcp(rename = "arg")]` takes another name), a `Context` (or `&Context`),
+/// and other resolvers' values (`Resolve<other>` or `Resolve<other, Outcome>`). It returns
+/// a plain value, or exactly one question: `Elicit<T>`, `Sample` or `ListRoots` (possibly
+/// as the `Ok` of a `Result`). The wire key is the module path and name, or `key = "..."`.
+#[proc_macro_attribute]
+pub fn resolver(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::item(model::Kind::Resolver, attr.into(), item.into()).into()
+}
+
+/// Derive `ElicitForm` (use it next to `serde::Deserialize`): a struct with named fields
+/// becomes a form (`Elicit<T>`), a unit-only enum a choice usable as a form field.
+///
+/// Each field must be a `String`, `bool`, integer, `f32`/`f64`, a derived choice, a `Vec`
+/// of a choice, or an `Option` of these; anything else is a compile error at the field's
+/// type. Field doc comments become descriptions; serde's `rename`, `rename_all`,
+/// `default` and `skip` are followed.
+#[proc_macro_derive(ElicitForm, attributes(serde))]
+pub fn elicit_form(input: TokenStream) -> TokenStream {
+    form::derive(input.into()).into()
 }

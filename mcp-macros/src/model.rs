@@ -8,6 +8,7 @@ pub enum Kind {
     Tool,
     Prompt,
     Resource,
+    Resolver,
 }
 
 impl Kind {
@@ -16,6 +17,7 @@ impl Kind {
             Kind::Tool => "#[mcp::tool]",
             Kind::Prompt => "#[mcp::prompt]",
             Kind::Resource => "#[mcp::resource]",
+            Kind::Resolver => "#[mcp::resolver]",
         }
     }
 }
@@ -43,6 +45,8 @@ pub struct Options {
     pub meta: Option<LitStr>,
     pub annotations: Option<Annotations>,
     pub output_schema: Option<bool>,
+    /// `#[mcp::resolver(key = "...")]`: the wire key.
+    pub key: Option<LitStr>,
 }
 
 /// How a parameter is filled.
@@ -50,6 +54,8 @@ pub struct Options {
 pub enum ParamRole {
     /// `Context`: injected.
     Context,
+    /// `&Context` (resolvers only): lent.
+    ContextRef,
     /// `Resolve<...>`: filled by a resolver.
     Resolve,
     /// A client-supplied argument (tool argument, prompt argument, template variable).
@@ -93,6 +99,8 @@ pub struct FnModel {
     /// Doc attributes computed by macros (`#[doc = concat!(..)]`).
     pub doc_exprs: Vec<syn::Expr>,
     pub params: Vec<Param>,
+    /// Where the function declares generics, if it does.
+    pub generics: Option<proc_macro2::Span>,
     /// The return type, `None` for `()`.
     pub ret: Option<Type>,
     pub options: Options,

@@ -25,6 +25,7 @@ pub fn parse(
                 Kind::Tool => "a tool",
                 Kind::Prompt => "a prompt",
                 Kind::Resource => "a resource",
+                Kind::Resolver => "a resolver",
             };
             errors.push(syn::Error::new(
                 item.clone().into_iter().next().map_or_else(proc_macro2::Span::call_site, |t| t.span()),
@@ -74,6 +75,8 @@ pub fn parse(
         let ty = (*typed.ty).clone();
         let role = if types::is_context(&ty) {
             ParamRole::Context
+        } else if kind == Kind::Resolver && types::is_context_ref(&ty) {
+            ParamRole::ContextRef
         } else if types::is_resolve(&ty) {
             ParamRole::Resolve
         } else {
@@ -105,6 +108,8 @@ pub fn parse(
         docs: doc_lines(&function.attrs),
         doc_exprs: crate::docs::doc_exprs(&function.attrs),
         params,
+        generics: (!function.sig.generics.params.is_empty() || function.sig.generics.where_clause.is_some())
+            .then(|| function.sig.generics.span()),
         ret,
         options,
     };

@@ -38,6 +38,11 @@ pub fn is_context(ty: &Type) -> bool {
     last_ident(ty).is_some_and(|i| i == "Context") && matches!(ty, Type::Path(_))
 }
 
+/// `&Context`.
+pub fn is_context_ref(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(r) if r.mutability.is_none() && is_context(&r.elem))
+}
+
 pub fn is_resolve(ty: &Type) -> bool {
     last_ident(ty).is_some_and(|i| i == "Resolve") && matches!(ty, Type::Path(_))
 }
@@ -101,4 +106,52 @@ pub fn json_type(ty: &Type) -> String {
         "HashMap" | "BTreeMap" | "Map" | "Value" => "object".to_owned(),
         other => format!("object (`{other}`)"),
     }
+}
+
+/// The first `Resolve` segment inside `ty` below its top level (`Option<Resolve<..>>`).
+pub fn nested_resolve(ty: &Type) -> Option<Ident> {
+    struct Finder(Option<Ident>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+            if self.0.is_none() && seg.ident == "Resolve" {
+                self.0 = Some(seg.ident.clone());
+            }
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    if is_resolve(ty) {
+        // Only the arguments of a top-level `Resolve` may not hold another one.
+        let mut finder = Finder(None);
+        for arg in type_args(ty) {
+            finder.visit_type(arg);
+        }
+        return finder.0;
+    }
+    let mut finder = Finder(None);
+    finder.visit_type(ty);
+    finder.0
+}
+
+/// Names of the question types a resolver may return.
+pub const QUESTION_NAMES: &[&str] = &["Elicit", "Sample", "ListRoots"];
+
+/// Every question-type segment in `ty`, in order.
+pub fn question_segments(ty: &Type) -> Vec<Ident> {
+    struct Finder(Vec<Ident>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+            if QUESTION_NAMES.iter().any(|n| seg.ident == n) {
+                self.0.push(seg.ident.clone());
+            }
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    let mut finder = Finder(Vec::new());
+    finder.visit_type(ty);
+    finder.0
+}
+
+/// Whether `ty` itself is a question type (`Elicit<T>`, `Sample`, `ListRoots`).
+pub fn is_question(ty: &Type) -> bool {
+    matches!(ty, Type::Path(_)) && last_ident(ty).is_some_and(|i| QUESTION_NAMES.iter().any(|n| i == n))
 }

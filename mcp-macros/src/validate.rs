@@ -85,7 +85,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ));
         }
         match param.role {
-            ParamRole::Context => {
+            ParamRole::Context | ParamRole::ContextRef => {
                 if context_seen {
                     errors.push(at_param(
                         param,
@@ -94,7 +94,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
                 }
                 context_seen = true;
             }
-            ParamRole::Resolve if model.kind != Kind::Tool => {
+            ParamRole::Resolve if !matches!(model.kind, Kind::Tool | Kind::Resolver) => {
                 errors.push(syn::Error::new_spanned(
                     &param.ty,
                     format!(
@@ -106,6 +106,28 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             }
             _ => {}
         }
+        if let Some(nested) = types::nested_resolve(&param.ty) {
+            errors.push(syn::Error::new(
+                nested.span(),
+                "`Resolve<...>` must be the parameter's whole type, not inside `Option<...>` or another type: \
+                 a resolver always produces its value or ends the call; to handle a declined or cancelled \
+                 question yourself, take `Resolve<resolver, Outcome>`",
+            ));
+        }
+        if model.kind == Kind::Resolver && (param.default.is_some() || param.description.is_some()) {
+            errors.push(at_param(
+                param,
+                "a resolver parameter takes its value from the tool's argument of the same name; \
+                 only `#[mcp(rename = \"argument\")]` applies here",
+            ));
+            continue;
+        }
+        if model.kind == Kind::Resolver && param.rename.is_some() && param.role != ParamRole::Argument {
+            errors.push(at_param(
+                param,
+                "`rename` names the tool argument to take; `Context` and `Resolve` parameters have none",
+            ));
+        }
         if param.default.is_some() && (param.role != ParamRole::Argument || model.kind != Kind::Tool) {
             let fix = if param.role == ParamRole::Argument {
                 "; make this parameter an `Option<_>` (an optional argument) and use `.unwrap_or(...)` in the body"
@@ -114,6 +136,20 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             };
             errors.push(at_param(param, format!("`#[mcp(default = ...)]` is for tool arguments only{fix}")));
         }
+    }
+    if let Some(span) = model.generics {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "{} cannot be generic: the macro generates one definition per function; \
+                 write a concrete function (it may call a generic one)",
+                model.kind.attribute()
+            ),
+        ));
+    }
+    if model.kind == Kind::Resolver {
+        validate_resolver(model, errors);
+        return;
     }
     let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
     if has_resolve && let Some(found) = model.ret.as_ref().and_then(types::find_input_required) {
@@ -180,5 +216,35 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
                 format!("the URI template variable `{{{var}}}` has no matching parameter; add `{var}: String` to the function"),
             ));
         }
+    }
+}
+
+const ONE_QUESTION: &str = "a resolver asks at most one question: it returns a plain value or exactly one of \
+`Elicit<T>`, `Sample`, `ListRoots`; split this into one resolver per question (one may depend on the other)";
+
+fn validate_resolver(model: &FnModel, errors: &mut Vec<syn::Error>) {
+    let Some(ret) = &model.ret else { return };
+    if let Some(found) = types::find_input_required(ret) {
+        errors.push(syn::Error::new(
+            found.span(),
+            "a resolver returns a value or a question (`Elicit<T>`, `Sample`, `ListRoots`), not an \
+             `InputRequiredResult`: the framework builds that from the questions of all the tool's resolvers",
+        ));
+        return;
+    }
+    let questions = types::question_segments(ret);
+    if let Some(second) = questions.get(1) {
+        errors.push(syn::Error::new(second.span(), ONE_QUESTION));
+        return;
+    }
+    let top = types::result_ok(ret).unwrap_or(ret);
+    if let Some(first) = questions.first()
+        && !types::is_question(top)
+    {
+        errors.push(syn::Error::new(
+            first.span(),
+            "a question must be the resolver's whole return type (or the `Ok` of a `Result`); \
+             to answer without asking, return `Elicit::answered(value)` (or `Sample::answered`, `ListRoots::answered`)",
+        ));
     }
 }

@@ -137,6 +137,8 @@ pub trait ProbeFallback {
     const TOOL_MAY_REQUIRE_INPUT: bool = false;
     /// False.
     const RESOURCE_MAY_REQUIRE_INPUT: bool = false;
+    /// False.
+    const IS_QUESTION: bool = false;
 }
 
 impl<T> ProbeFallback for Probe<T> {}
@@ -144,6 +146,21 @@ impl<T> ProbeFallback for Probe<T> {}
 impl<T: IntoToolOutcome> Probe<T> {
     /// What the return type says.
     pub const TOOL_MAY_REQUIRE_INPUT: bool = T::MAY_REQUIRE_INPUT;
+}
+
+impl<T: Question> Probe<T> {
+    /// A resolver's return type that asks a question.
+    pub const IS_QUESTION: bool = true;
+}
+
+/// The resolver behind a `Resolve<R, W>` parameter.
+pub trait ResolveParam {
+    /// `R`.
+    type Resolver: Resolver;
+}
+
+impl<R: Resolver, W: crate::resolve::Want> ResolveParam for crate::Resolve<R, W> {
+    type Resolver = R;
 }
 
 /// Resource returns, probed separately.
@@ -389,16 +406,50 @@ pub fn arg_or<T: ToolParam>(
     }
 }
 
-/// Fill a `Resolve<R>` parameter, or say what the call returns instead.
-pub trait FromResolver: Sized {
-    /// Resolve.
-    fn from_resolver(ctx: &crate::Context) -> BoxFuture<Result<Self, Result<CallToolOutcome, Error>>>;
+pub use crate::resolve::form::{choice_schema, form_schema};
+pub use crate::resolve::{
+    Answer, ElicitChoice, ElicitField, ElicitForm, FromRound, Graph, Plan, Question, ResolveWith, Resolver, Round,
+    RoundFuture, Stop, Visit,
+};
+
+/// One letter of an argument name, so a name can be spelled as a type: `name` is
+/// `(Ch<'n'>, Ch<'a'>, Ch<'m'>, Ch<'e'>)`.
+pub struct Ch<const C: char>;
+
+/// A tool's argument named `Name` (spelled with [`Ch`]), as a resolver takes it.
+#[diagnostic::on_unimplemented(
+    message = "a resolver behind this parameter takes a tool argument this tool does not have",
+    label = "this tool has no argument spelled `{Name}`",
+    note = "a resolver's parameters are tool arguments (matched by name), `Context`, or `Resolve<...>` of another resolver"
+)]
+pub trait ToolArg<Name> {
+    /// The argument's type.
+    type Ty;
+    /// The argument's value.
+    fn tool_arg(&self) -> &Self::Ty;
 }
 
-impl<R: crate::resolve::Resolver> FromResolver for crate::Resolve<R> {
-    fn from_resolver(ctx: &crate::Context) -> BoxFuture<Result<Self, Result<CallToolOutcome, Error>>> {
-        let future = R::resolve(ctx);
-        Box::pin(async move { future.await.map(crate::Resolve).map_err(crate::resolve::Interrupt::into_outcome) })
+/// One form field for [`form_schema`]: its wire name, whether it is required (not an
+/// `Option`, not `#[serde(default)]`), and its schema.
+pub fn form_field<T: ElicitField>(
+    name: &'static str,
+    defaulted: bool,
+    description: Option<String>,
+) -> (&'static str, bool, crate::protocol::PrimitiveSchema) {
+    (name, T::REQUIRED && !defaulted, T::field_schema(description))
+}
+
+/// End a resolver with its `Err`: an `mcp::Error` stays a JSON-RPC error, anything else
+/// printable becomes an `isError` result.
+pub fn resolver_error(key: &str, outcome: Result<CallToolOutcome, Error>) -> Stop {
+    match outcome {
+        Ok(CallToolOutcome::Complete(mut result)) => {
+            if let Some(crate::protocol::ContentBlock::Text(text)) = result.content.first_mut() {
+                text.text = format!("Resolver '{key}' failed: {}", text.text);
+            }
+            Stop::from_outcome(Ok(result.into()))
+        }
+        other => Stop::from_outcome(other),
     }
 }
 

@@ -22,8 +22,8 @@ pub mod transport;
 
 pub use error::Error;
 pub use items::{Blob, Json};
-pub use mcp_macros::{prompt, resource, tool};
-pub use resolve::Resolve;
+pub use mcp_macros::{ElicitForm, prompt, resolver, resource, tool};
+pub use resolve::{ElicitForm, Resolve};
 pub use server::{Context, RequestContext, Server};
 
 #[doc(hidden)]

@@ -1,5 +1,5 @@
 //! Compile-pass and compile-fail tests for `#[mcp::tool]`, `#[mcp::prompt]`,
-//! `#[mcp::resource]` and registering their companions on a server.
+//! `#[mcp::resource]`, `#[mcp::resolver]`, `#[derive(ElicitForm)]` and registering their companions on a server.
 //!
 //! Each `fail/*.rs` case has its expected compiler output next to it (`*.stderr`). The
 //! output depends on the compiler version (these are pinned to the toolchain CI uses);
@@ -32,4 +32,11 @@ fn server() {
     let t = trybuild::TestCases::new();
     t.pass("tests/server/pass/*.rs");
     t.compile_fail("tests/server/fail/*.rs");
+}
+
+#[test]
+fn resolver() {
+    let t = trybuild::TestCases::new();
+    t.pass("tests/resolver/pass/*.rs");
+    t.compile_fail("tests/resolver/fail/*.rs");
 }

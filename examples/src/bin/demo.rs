@@ -23,10 +23,11 @@ async fn run() -> Result<(), mcp::protocol::ErrorObject> {
     println!("-> tools/call {}", json!({"name": "provision", "arguments": {"name": "orders"}}));
     let first = client.request("tools/call", call.clone()).await?;
     println!("<- resultType={} inputRequests={}", first["resultType"], first["inputRequests"]);
-    let question = &first["inputRequests"]["region"]["params"]["message"];
+    let key = first["inputRequests"].as_object().and_then(|r| r.keys().next().cloned()).unwrap_or_default();
+    let question = &first["inputRequests"][&key]["params"]["message"];
     println!("   (the user is asked: {question} and answers eu-west-1)");
     let mut retry = call;
-    retry["inputResponses"] = json!({"region": {"action": "accept", "content": {"region": "eu-west-1"}}});
+    retry["inputResponses"] = json!({key: {"action": "accept", "content": {"region": "eu-west-1"}}});
     retry["requestState"] = first["requestState"].clone();
     let state = first["requestState"].as_str().unwrap_or_default();
     println!("   (requestState: {} bytes, sealed by the server; the client echoes it without reading it)", state.len());

@@ -1,6 +1,7 @@
 //! Generating code from a checked model.
 
 mod prompt;
+mod resolver;
 mod resource;
 mod tool;
 
@@ -29,6 +30,7 @@ pub fn item(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         Kind::Tool => tool::expand(&model, &function),
         Kind::Prompt => prompt::expand(&model, &function),
         Kind::Resource => resource::expand(&model, &function),
+        Kind::Resolver => resolver::expand(&model, &function),
     };
     quote! {
         #function
@@ -64,6 +66,17 @@ fn stub(model: &FnModel, function: &ItemFn) -> TokenStream {
     let name = model.name();
     let uri = model.options.uri.as_ref().map_or_else(String::new, LitStr::value);
     let trait_impl = match model.kind {
+        Kind::Resolver => {
+            let resolver_impl = resolver::resolver_impl(model);
+            quote! {
+                #resolver_impl
+                impl<__McpArgs: ?::core::marker::Sized + ::core::marker::Sync> ::mcp::__private::ResolveWith<__McpArgs> for #ident {
+                    fn run<'__mcp>(_: &'__mcp mut ::mcp::__private::Round, _: &'__mcp __McpArgs)
+                        -> ::mcp::__private::RoundFuture<'__mcp, ::core::result::Result<::mcp::__private::Visit<<Self as ::mcp::__private::Resolver>::Value>, ::mcp::__private::Stop>>
+                    { ::core::unreachable!() }
+                }
+            }
+        }
         Kind::Tool => quote! {
             impl ::mcp::items::ToolDef for #ident {
                 const NAME: &'static str = #name;
@@ -180,13 +193,8 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
             let ty = &p.ty;
             match p.role {
                 ParamRole::Context => Some(quote!(let #local = ::core::clone::Clone::clone(&__mcp_ctx);)),
-                ParamRole::Resolve => Some(quote_spanned! {ty.span()=>
-                    let #local: #ty = match <#ty as ::mcp::__private::FromResolver>::from_resolver(&__mcp_ctx).await {
-                        ::core::result::Result::Ok(value) => value,
-                        ::core::result::Result::Err(outcome) => return outcome,
-                    };
-                }),
-                ParamRole::Argument => None,
+                ParamRole::ContextRef => Some(quote!(let #local: #ty = &__mcp_ctx;)),
+                ParamRole::Resolve | ParamRole::Argument => None,
             }
         })
         .collect()
@@ -238,5 +246,18 @@ fn convert_error(error: TokenStream) -> TokenStream {
         #[allow(unused_imports)]
         use ::mcp::__private::{ErrViaDisplay as _, ErrViaMcp as _};
         (&::mcp::__private::ErrWrap(#error)).__mcp_error()
+    }}
+}
+
+/// `Err(e)` of a resolver as the `Stop` that ends the call: an `mcp::Error` stays a
+/// JSON-RPC error; anything else printable becomes an `isError` result.
+fn convert_error_to_stop(error: TokenStream) -> TokenStream {
+    quote! {{
+        #[allow(unused_imports)]
+        use ::mcp::__private::{ToolErrViaDisplay as _, ToolErrViaMcp as _};
+        ::mcp::__private::resolver_error(
+            <Self as ::mcp::__private::Resolver>::KEY,
+            (&::mcp::__private::ErrWrap(#error)).__mcp_tool_error(),
+        )
     }}
 }

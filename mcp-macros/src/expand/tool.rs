@@ -59,9 +59,15 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }
     });
     let injected = injected_bindings(model);
+    let resolved = resolved_bindings(model);
     let call = call_user_fn(model);
 
     let (convert, output_ty) = conversion(model);
+    let convert = if model.params.iter().any(|p| p.role == ParamRole::Resolve) {
+        quote!(__mcp_round.check_final(#convert))
+    } else {
+        convert
+    };
     let output_schema = match (&output_ty, model.options.output_schema) {
         (_, Some(false)) | (None, _) => quote!(::core::option::Option::None),
         (Some(ty), _) => quote_spanned! {ty.span()=> {
@@ -114,6 +120,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                         #args_decl
                         #(#arg_bindings)*
                         #(#injected)*
+                        #resolved
                         let __mcp_ret = #call;
                         #convert
                     })
@@ -190,5 +197,88 @@ fn annotations(model: &FnModel) -> TokenStream {
             idempotent_hint: #idempotent,
             open_world_hint: #open_world,
         })
+    }
+}
+
+/// The `Resolve` parameters: build the tool's plan once, then run one round of its
+/// resolvers against the decoded arguments, returning the round's questions if any are open.
+fn resolved_bindings(model: &FnModel) -> TokenStream {
+    let resolved: Vec<_> = model.params.iter().filter(|p| p.role == ParamRole::Resolve).collect();
+    if resolved.is_empty() {
+        return TokenStream::new();
+    }
+    let name = model.name();
+    let fields = model.arguments().map(|p| {
+        let local = local(p);
+        let ty = &p.ty;
+        quote!(#local: &'__mcp #ty)
+    });
+    let arg_impls = model.arguments().map(|p| {
+        let local = local(p);
+        let ty = &p.ty;
+        let spelled = super::resolver::spelled(&p.wire_name(), proc_macro2::Span::call_site());
+        quote! {
+            impl<'__mcp> ::mcp::__private::ToolArg<#spelled> for __mcp_tool_arguments<'__mcp> {
+                type Ty = #ty;
+                fn tool_arg(&self) -> &#ty {
+                    self.#local
+                }
+            }
+        }
+    });
+    let inits = model.arguments().map(|p| {
+        let local = local(p);
+        quote!(#local: &#local)
+    });
+    let collect = resolved.iter().map(|p| {
+        let ty = &p.ty;
+        quote_spanned! {ty.span()=>
+            <<#ty as ::mcp::__private::ResolveParam>::Resolver as ::mcp::__private::Resolver>::collect(__mcp_graph);
+        }
+    });
+    let locals: Vec<_> = resolved.iter().map(|p| local(p)).collect();
+    let rounds = resolved.iter().map(|p| {
+        let ty = &p.ty;
+        let local = local(p);
+        let param = p.ident.to_string();
+        quote_spanned! {ty.span()=>
+            let #local = match <#ty as ::mcp::__private::FromRound<_>>::from_round(&mut __mcp_round, &__mcp_targs, #param).await {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(stop) => return stop.0,
+            };
+        }
+    });
+    let unwraps = resolved.iter().map(|p| {
+        let ty = &p.ty;
+        let local = local(p);
+        let param = p.ident.to_string();
+        quote! {
+            let #local: #ty = match #local {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => return __mcp_round.unresolved(#param),
+            };
+        }
+    });
+    quote! {
+        #[allow(non_camel_case_types)]
+        struct __mcp_tool_arguments<'__mcp> {
+            #(#fields,)*
+            __mcp_lifetime: ::core::marker::PhantomData<&'__mcp ()>,
+        }
+        #(#arg_impls)*
+        static __MCP_PLAN: ::std::sync::OnceLock<::mcp::__private::Plan> = ::std::sync::OnceLock::new();
+        let __mcp_plan = __MCP_PLAN.get_or_init(|| {
+            ::mcp::__private::Plan::build(|__mcp_graph| { #(#collect)* })
+        });
+        let mut __mcp_round = ::mcp::__private::Round::new(&__mcp_ctx, __mcp_plan, #name);
+        let (#(#locals,)*) = {
+            let __mcp_targs = __mcp_tool_arguments { #(#inits,)* __mcp_lifetime: ::core::marker::PhantomData };
+            #(#rounds)*
+            (#(#locals,)*)
+        };
+        if let ::core::option::Option::Some(outcome) = __mcp_round.finish() {
+            return outcome;
+        }
+        #(#unwraps)*
     }
 }

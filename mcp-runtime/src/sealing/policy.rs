@@ -149,16 +149,24 @@ impl RequestStateSecurity {
     /// Keys from an environment variable: hex secrets separated by commas, the first minting.
     /// `Ok(None)` when the variable is unset.
     pub fn from_env(var: &str) -> Result<Option<Self>, ConfigError> {
+        match RequestStateSecurity::keys_from_env(var)? {
+            Some(keys) => RequestStateSecurity::builder().keys(keys).build().map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The keys of [`from_env`](Self::from_env) alone, to combine with other settings.
+    pub fn keys_from_env(var: &str) -> Result<Option<Vec<Vec<u8>>>, ConfigError> {
         let Ok(value) = std::env::var(var) else { return Ok(None) };
-        let keys = value
+        value
             .split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
             .map(|k| {
                 decode_hex(k).ok_or_else(|| ConfigError::new(format!("{var} must hold hex keys separated by commas")))
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        RequestStateSecurity::builder().keys(keys).build().map(Some)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
     }
 }
 

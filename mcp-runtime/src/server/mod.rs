@@ -44,6 +44,7 @@ pub(crate) use connection::{error_frame, result_frame};
 pub use context::{Context, RequestContext};
 pub use handlers::{BoxFuture, Handler};
 pub(crate) use panic::CatchUnwind;
+pub(crate) use results::missing_capability;
 pub use session::Session;
 
 use crate::protocol::{

@@ -99,46 +99,69 @@ pub(crate) fn finish_legacy(reply: Reply) -> Result<Value, Error> {
     }
 }
 
+/// The capability `request` needs that `caps` lacks: a label for messages, and the
+/// capability as `requiredCapabilities` shows it.
+pub(crate) fn missing_capability(
+    request: &InputRequest,
+    caps: &ClientCapabilities,
+) -> Option<(&'static str, ClientCapabilities)> {
+    let mut required = ClientCapabilities::default();
+    let label = match request {
+        InputRequest::Elicit(ElicitRequestParams::Form(_)) => {
+            if caps.elicitation.as_ref().is_some_and(|e| e.supports_form()) {
+                return None;
+            }
+            required.elicitation = Some(ElicitationCapability { form: Some(JsonObject::new()), ..Default::default() });
+            "form elicitation"
+        }
+        InputRequest::Elicit(ElicitRequestParams::Url(_)) => {
+            if caps.elicitation.as_ref().is_some_and(|e| e.supports_url()) {
+                return None;
+            }
+            required.elicitation = Some(ElicitationCapability { url: Some(JsonObject::new()), ..Default::default() });
+            "URL elicitation"
+        }
+        InputRequest::Sample(params) => {
+            let tools = params.uses_tools();
+            match &caps.sampling {
+                Some(s) if !tools || s.tools.is_some() => return None,
+                _ => {}
+            }
+            let mut sampling = SamplingCapability::default();
+            if tools {
+                sampling.tools = Some(JsonObject::new());
+            }
+            required.sampling = Some(sampling);
+            if tools { "sampling with tools" } else { "sampling" }
+        }
+        InputRequest::ListRoots(_) => {
+            if caps.roots.is_some() {
+                return None;
+            }
+            required.roots = Some(RootsCapability::default());
+            "roots"
+        }
+    };
+    Some((label, required))
+}
+
 /// A server MUST NOT send input requests the client did not declare on this request.
 fn check_capabilities(ir: &InputRequiredResult, caps: &ClientCapabilities) -> Result<(), Error> {
     let mut required = ClientCapabilities::default();
     let mut missing = Vec::new();
     for request in ir.input_requests.iter().flat_map(|r| r.values()) {
-        match request {
-            InputRequest::Elicit(params) => {
-                let (ok, mode) = match params {
-                    ElicitRequestParams::Form(_) => {
-                        (caps.elicitation.as_ref().is_some_and(|e| e.supports_form()), "form")
-                    }
-                    ElicitRequestParams::Url(_) => (caps.elicitation.as_ref().is_some_and(|e| e.supports_url()), "url"),
-                };
-                if !ok {
-                    let e = required.elicitation.get_or_insert_with(ElicitationCapability::default);
-                    if mode == "url" {
-                        e.url = Some(JsonObject::new());
-                    } else {
-                        e.form = Some(JsonObject::new());
-                    }
-                    missing.push(format!("elicitation ({mode} mode)"));
-                }
-            }
-            InputRequest::Sample(params) => {
-                let sampling = caps.sampling.as_ref();
-                if sampling.is_none() || (params.uses_tools() && sampling.is_some_and(|s| s.tools.is_none())) {
-                    let s = required.sampling.get_or_insert_with(SamplingCapability::default);
-                    if params.uses_tools() {
-                        s.tools = Some(JsonObject::new());
-                    }
-                    missing.push("sampling".to_owned());
-                }
-            }
-            InputRequest::ListRoots(_) => {
-                if caps.roots.is_none() {
-                    required.roots = Some(RootsCapability::default());
-                    missing.push("roots".to_owned());
-                }
-            }
+        let Some((label, need)) = missing_capability(request, caps) else { continue };
+        missing.push(label);
+        if let Some(e) = need.elicitation {
+            let have = required.elicitation.get_or_insert_with(ElicitationCapability::default);
+            have.form = have.form.take().or(e.form);
+            have.url = have.url.take().or(e.url);
         }
+        if let Some(s) = need.sampling {
+            let have = required.sampling.get_or_insert_with(SamplingCapability::default);
+            have.tools = have.tools.take().or(s.tools);
+        }
+        required.roots = required.roots.take().or(need.roots);
     }
     if missing.is_empty() {
         return Ok(());

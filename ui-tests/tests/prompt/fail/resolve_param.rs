@@ -1,20 +1,13 @@
-use mcp::resolve::{Interrupt, Resolver};
-use mcp::server::BoxFuture;
-use mcp::{Context, Resolve};
+use mcp::Resolve;
 
 /// Who is asking.
-struct CurrentUser {}
-
-impl Resolver for CurrentUser {
-    type Output = String;
-
-    fn resolve(_ctx: &Context) -> BoxFuture<Result<String, Interrupt>> {
-        Box::pin(async { Ok("ada".to_owned()) })
-    }
+#[mcp::resolver]
+fn current_user() -> String {
+    "ada".to_owned()
 }
 
 #[mcp::prompt]
-fn greeting(user: Resolve<CurrentUser>) -> String {
+fn greeting(user: Resolve<current_user>) -> String {
     format!("Greet {}", user.into_inner())
 }
 

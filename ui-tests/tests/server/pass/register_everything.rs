@@ -1,18 +1,11 @@
 // Every kind of item registers with one line, and the server lists them all.
 use mcp::protocol::{InputRequiredResult, PromptMessage};
-use mcp::resolve::{Interrupt, Resolver};
-use mcp::server::BoxFuture;
 use mcp::{Context, Resolve, Server};
 
 /// The caller.
-struct Caller {}
-
-impl Resolver for Caller {
-    type Output = String;
-
-    fn resolve(_ctx: &Context) -> BoxFuture<Result<String, Interrupt>> {
-        Box::pin(async { Ok("ada".to_owned()) })
-    }
+#[mcp::resolver]
+fn caller() -> String {
+    "ada".to_owned()
 }
 
 /// A sum.
@@ -29,7 +22,7 @@ fn add(a: i64, b: i64) -> Sum {
 
 /// Greet the caller.
 #[mcp::tool(name = "greet")]
-async fn greet_caller(caller: Resolve<Caller>, #[mcp(default = false)] loud: bool) -> String {
+async fn greet_caller(caller: Resolve<caller>, #[mcp(default = false)] loud: bool) -> String {
     if loud { caller.to_uppercase() } else { caller.into_inner() }
 }
 

@@ -5,20 +5,12 @@
 #![forbid(unsafe_code)]
 
 use mcp::protocol::{CallToolOutcome, CallToolResult, InputRequiredResult, PromptMessage};
-use mcp::resolve::{Interrupt, Resolver};
-use mcp::server::BoxFuture;
 use mcp::{Context, Json, Resolve, Server};
 
 /// The caller's name.
-pub struct Caller {}
-
-impl Resolver for Caller {
-    type Output = String;
-
-    fn resolve(ctx: &Context) -> BoxFuture<Result<String, Interrupt>> {
-        let known = ctx.request_state().map(str::to_owned);
-        Box::pin(async move { known.ok_or_else(|| Interrupt::Fail("who are you?".to_owned())) })
-    }
+#[mcp::resolver]
+pub fn caller(ctx: &Context) -> Result<String, String> {
+    ctx.request_state().map(str::to_owned).ok_or_else(|| "who are you?".to_owned())
 }
 
 /// A point.
@@ -49,7 +41,7 @@ pub async fn mirror(point: Point, #[mcp(default = 1.0)] scale: f64) -> Json<Poin
 
 /// Greet the caller.
 #[mcp::tool]
-pub fn greet(caller: Resolve<Caller>, suffix: Option<String>) -> Result<String, String> {
+pub fn greet(caller: Resolve<caller>, suffix: Option<String>) -> Result<String, String> {
     Ok(format!("Hello, {}{}", caller.into_inner(), suffix.unwrap_or_default()))
 }
 
@@ -68,7 +60,7 @@ pub fn noop() {}
 
 /// Unused parameters, named `_x` as usual.
 #[mcp::tool]
-pub fn ignore(_caller: Resolve<Caller>, _ctx: Context, _note: Option<String>) -> &'static str {
+pub fn ignore(_caller: Resolve<caller>, _ctx: Context, _note: Option<String>) -> &'static str {
     "ignored"
 }
 

@@ -1,22 +1,15 @@
 // A tool with a `Resolve` parameter may not ask the client for input itself: the
 // resolvers already use the call's one inputResponses/requestState channel.
-use mcp::resolve::{Interrupt, Resolver};
-use mcp::server::BoxFuture;
-use mcp::{Context, Resolve};
+use mcp::Resolve;
 
 /// Who is calling.
-struct CurrentUser {}
-
-impl Resolver for CurrentUser {
-    type Output = String;
-
-    fn resolve(_ctx: &Context) -> BoxFuture<Result<String, Interrupt>> {
-        Box::pin(async { Ok("ada".to_owned()) })
-    }
+#[mcp::resolver]
+fn current_user() -> String {
+    "ada".to_owned()
 }
 
 #[mcp::tool]
-async fn greet(user: Resolve<CurrentUser>) -> mcp::protocol::InputRequiredResult {
+async fn greet(user: Resolve<current_user>) -> mcp::protocol::InputRequiredResult {
     mcp::protocol::InputRequiredResult::state_only(user.into_inner())
 }
 

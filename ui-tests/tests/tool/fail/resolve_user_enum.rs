@@ -1,18 +1,11 @@
 // A user type implementing `IntoToolOutcome` keeps the default `MAY_REQUIRE_INPUT = true`,
 // so the compile-time assertion refuses it next to `Resolve`.
-use mcp::resolve::{Interrupt, Resolver};
-use mcp::server::BoxFuture;
-use mcp::{Context, Resolve};
+use mcp::Resolve;
 
 /// Who is calling.
-struct CurrentUser {}
-
-impl Resolver for CurrentUser {
-    type Output = String;
-
-    fn resolve(_ctx: &Context) -> BoxFuture<Result<String, Interrupt>> {
-        Box::pin(async { Ok("ada".to_owned()) })
-    }
+#[mcp::resolver]
+fn current_user() -> String {
+    "ada".to_owned()
 }
 
 enum Reply {
@@ -30,7 +23,7 @@ impl mcp::items::IntoToolOutcome for Reply {
 }
 
 #[mcp::tool]
-async fn greet(user: Resolve<CurrentUser>) -> Reply {
+async fn greet(user: Resolve<current_user>) -> Reply {
     if user.is_empty() {
         Reply::Ask(mcp::protocol::InputRequiredResult::state_only("who"))
     } else {

@@ -1,0 +1,193 @@
+//! `#[mcp::resolver]`: the companion type implements `Resolver` (value type, wire key,
+//! depth, dependency graph) and `ResolveWith<A>` for every tool-arguments type `A` that
+//! has the arguments it takes by name.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use super::{convert_error_to_stop, local};
+use crate::model::{FnModel, ParamRole};
+use crate::types;
+
+/// `name` spelled as a type: `(Ch<'n'>, Ch<'a'>, Ch<'m'>, Ch<'e'>)`.
+pub fn spelled(name: &str, span: Span) -> TokenStream {
+    let letters = name.chars().map(|c| quote_spanned!(span=> ::mcp::__private::Ch<#c>));
+    quote_spanned!(span=> (#(#letters,)*))
+}
+
+/// The resolver's value type, and the question type when it asks one.
+fn value_type(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
+    let Some(ret) = &model.ret else { return (quote!(()), None) };
+    let top = types::result_ok(ret).unwrap_or(ret);
+    if types::is_question(top) {
+        (quote_spanned!(top.span()=> <#top as ::mcp::__private::Question>::Value), Some(top.clone()))
+    } else {
+        (quote!(#top), None)
+    }
+}
+
+/// The `impl Resolver` alone (also used by the error stub, so uses do not cascade).
+pub fn resolver_impl(model: &FnModel) -> TokenStream {
+    let ident = &model.ident;
+    let (value, _) = value_type(model);
+    let key = match &model.options.key {
+        Some(key) => quote!(#key),
+        None => {
+            let name = ident.to_string();
+            let name = name.trim_start_matches("r#");
+            quote!(::core::concat!(::core::module_path!(), "::", #name))
+        }
+    };
+    let deps: Vec<&syn::Type> = model.params.iter().filter(|p| p.role == ParamRole::Resolve).map(|p| &p.ty).collect();
+    let dep_resolver = |ty: &syn::Type| quote_spanned!(ty.span()=> <#ty as ::mcp::__private::ResolveParam>::Resolver);
+    let depth = deps.iter().map(|ty| {
+        let r = dep_resolver(ty);
+        quote! {
+            if <#r as ::mcp::__private::Resolver>::DEPTH > __mcp_depth {
+                __mcp_depth = <#r as ::mcp::__private::Resolver>::DEPTH;
+            }
+        }
+    });
+    let collect = deps.iter().map(|ty| {
+        let r = dep_resolver(ty);
+        quote!(<#r as ::mcp::__private::Resolver>::collect(__mcp_graph);)
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::mcp::__private::Resolver for #ident {
+            type Value = #value;
+            const KEY: &'static str = #key;
+            const DEPTH: usize = {
+                #[allow(unused_mut)]
+                let mut __mcp_depth = 0usize;
+                #(#depth)*
+                __mcp_depth + 1
+            };
+            fn collect(__mcp_graph: &mut ::mcp::__private::Graph) {
+                if __mcp_graph.enter::<Self>() {
+                    #(#collect)*
+                }
+            }
+        }
+    }
+}
+
+pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let ident = &model.ident;
+    let companion = super::companion(model, function);
+    let resolver_impl = resolver_impl(model);
+    let (value, question) = value_type(model);
+
+    let mut bounds = Vec::new();
+    let mut bindings = Vec::new();
+    let mut deps = Vec::new();
+    for p in &model.params {
+        let local = local(p);
+        let ty = &p.ty;
+        match p.role {
+            ParamRole::Context => {
+                bindings.push(quote!(let #local = ::core::clone::Clone::clone(__mcp_round.context());));
+            }
+            ParamRole::ContextRef => bindings.push(quote!(let #local = __mcp_round.context();)),
+            ParamRole::Resolve => {
+                let param = p.ident.to_string();
+                bounds.push(quote_spanned!(ty.span()=> #ty: ::mcp::__private::FromRound<__McpArgs>));
+                deps.push((local, quote_spanned! {ty.span()=>
+                    <#ty as ::mcp::__private::FromRound<__McpArgs>>::from_round(&mut *__mcp_round, __mcp_args, #param)
+                        .await?
+                }));
+            }
+            ParamRole::Argument => {
+                let name = spelled(&p.wire_name(), ty.span());
+                let get =
+                    quote_spanned!(ty.span()=> <__McpArgs as ::mcp::__private::ToolArg<#name>>::tool_arg(__mcp_args));
+                if let syn::Type::Reference(r) = ty {
+                    let inner = &r.elem;
+                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: ::mcp::__private::ToolArg<#name>));
+                    bounds.push(quote_spanned! {ty.span()=>
+                        <__McpArgs as ::mcp::__private::ToolArg<#name>>::Ty: ::core::borrow::Borrow<#inner>
+                    });
+                    bindings.push(quote!(let #local: &#inner = ::core::borrow::Borrow::<#inner>::borrow(#get);));
+                } else {
+                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: ::mcp::__private::ToolArg<#name, Ty = #ty>));
+                    bindings.push(quote!(let #local: #ty = ::core::clone::Clone::clone(#get);));
+                }
+            }
+        }
+    }
+    let dep_locals: Vec<_> = deps.iter().map(|(l, _)| l.clone()).collect();
+    let dep_calls = deps.iter().map(|(l, call)| quote!(let #l = #call;));
+    let wait = (!dep_locals.is_empty()).then(|| {
+        quote! {
+            let (#(::core::option::Option::Some(#dep_locals),)*) = (#(#dep_locals,)*) else {
+                return ::core::result::Result::Ok(::mcp::__private::Visit::Pending);
+            };
+        }
+    });
+    let call = super::call_user_fn(model);
+
+    let unwrap_result = model.ret.as_ref().and_then(types::result_ok).map(|_| {
+        let stop = convert_error_to_stop(quote!(__mcp_error));
+        quote! {
+            let __mcp_ret = match __mcp_ret {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(__mcp_error) => return ::core::result::Result::Err(#stop),
+            };
+        }
+    });
+    let finish = match &question {
+        Some(q) => quote_spanned!(q.span()=> __mcp_round.fulfil::<Self, #q>(__mcp_ret).await),
+        None => quote!(::mcp::__private::Round::value(__mcp_ret)),
+    };
+    // A plain return type that is a question behind an alias would be taken as a value.
+    let alias_check = match (&question, &model.ret) {
+        (None, Some(ret)) => {
+            let top = types::result_ok(ret).unwrap_or(ret);
+            quote_spanned! {top.span()=>
+                #[allow(unused_imports)]
+                use ::mcp::__private::ProbeFallback as _;
+                const _: () = ::core::assert!(
+                    !::mcp::__private::Probe::<#top>::IS_QUESTION,
+                    "this return type is a question behind an alias or wrapper: write `Elicit<T>`, `Sample` or `ListRoots` itself as the resolver's return type (or the `Ok` of a `Result`)"
+                );
+            }
+        }
+        _ => TokenStream::new(),
+    };
+
+    quote! {
+        #companion
+
+        const _: () = {
+            #resolver_impl
+            #alias_check
+
+            // A cycle between resolvers fails here ("cycle detected").
+            const _: usize = <#ident as ::mcp::__private::Resolver>::DEPTH;
+
+            #[automatically_derived]
+            impl<__McpArgs> ::mcp::__private::ResolveWith<__McpArgs> for #ident
+            where
+                __McpArgs: ?::core::marker::Sized + ::core::marker::Sync,
+                #(#bounds,)*
+            {
+                fn run<'__mcp>(
+                    __mcp_round: &'__mcp mut ::mcp::__private::Round,
+                    __mcp_args: &'__mcp __McpArgs,
+                ) -> ::mcp::__private::RoundFuture<'__mcp, ::core::result::Result<::mcp::__private::Visit<#value>, ::mcp::__private::Stop>> {
+                    ::std::boxed::Box::pin(async move {
+                        let _ = (&__mcp_round, &__mcp_args);
+                        #(#dep_calls)*
+                        #wait
+                        #(#bindings)*
+                        let __mcp_ret = #call;
+                        #unwrap_result
+                        #finish
+                    })
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,146 @@
+//! The resolvers' progress, kept in the (sealed) `requestState` between rounds:
+//!
+//! ```json
+//! {"v":1,
+//!  "outcomes":{"<key>":{"action":"accept","data":{..},"q":"<digest>"}},
+//!  "asked":{"<key>":"<digest>"}}
+//! ```
+//!
+//! `outcomes` holds the answers received so far, each pinned to the digest of the exact
+//! question it answers; `asked` holds the digests of the questions sent in the last round,
+//! so an answer counts only if it comes back with the state that asked it.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::{ElicitAction, InputRequest};
+
+const VERSION: u64 = 1;
+
+/// One recorded answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Recorded {
+    pub(crate) action: ElicitAction,
+    /// The accepted payload as it came from the client (absent for decline and cancel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) data: Option<Value>,
+    /// The digest of the question it answers.
+    pub(crate) q: String,
+}
+
+/// The decoded progress of one call.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub(crate) struct Progress {
+    v: u64,
+    pub(crate) outcomes: BTreeMap<String, Recorded>,
+    pub(crate) asked: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct Loose {
+    v: u64,
+    #[serde(default)]
+    outcomes: BTreeMap<String, Value>,
+    #[serde(default)]
+    asked: BTreeMap<String, Value>,
+}
+
+impl Progress {
+    pub(crate) fn new() -> Self {
+        Progress { v: VERSION, ..Default::default() }
+    }
+
+    /// Decode the plaintext state. Anything unreadable (another version, another shape,
+    /// a malformed entry) counts as no progress for that part, never as an error: the
+    /// state was sealed by this fleet, so only a deploy in between can produce it.
+    pub(crate) fn decode(state: Option<&str>) -> Self {
+        let Some(loose) = state.and_then(|s| serde_json::from_str::<Loose>(s).ok()) else {
+            return Progress::new();
+        };
+        if loose.v != VERSION {
+            return Progress::new();
+        }
+        let outcomes = loose
+            .outcomes
+            .into_iter()
+            .filter_map(|(key, entry)| Some((key, serde_json::from_value::<Recorded>(entry).ok()?)))
+            .filter(|(_, r)| (r.action == ElicitAction::Accept) == r.data.is_some())
+            .collect();
+        let asked = loose.asked.into_iter().filter_map(|(key, q)| Some((key, q.as_str()?.to_owned()))).collect();
+        Progress { v: VERSION, outcomes, asked }
+    }
+
+    pub(crate) fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// The digest that pins an answer to its question: 22 base64url characters of the
+/// SHA-256 of the method and the compact JSON of the rendered parameters.
+pub fn question_digest(request: &InputRequest) -> String {
+    let params = request.params_value().ok().flatten().unwrap_or(Value::Null);
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+    ctx.update(request.method().as_bytes());
+    ctx.update(b"\n");
+    ctx.update(&serde_json::to_vec(&params).unwrap_or_default());
+    let digest = ctx.finish();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ElicitRequestParams, ElicitationSchema};
+    use serde_json::json;
+
+    fn ask(message: &str) -> InputRequest {
+        InputRequest::Elicit(ElicitRequestParams::form(message, ElicitationSchema::default()))
+    }
+
+    #[test]
+    fn digest_pins_the_rendered_question() {
+        let q = question_digest(&ask("Region?"));
+        assert_eq!(q.len(), 22);
+        assert!(!q.contains('='));
+        assert_eq!(q, question_digest(&ask("Region?")));
+        assert_ne!(q, question_digest(&ask("Region? ")));
+        assert_ne!(question_digest(&InputRequest::ListRoots(None)), q);
+    }
+
+    #[test]
+    fn round_trips_every_action() {
+        let mut p = Progress::new();
+        p.outcomes
+            .insert("a".into(), Recorded { action: ElicitAction::Accept, data: Some(json!({"x": 1})), q: "q1".into() });
+        p.outcomes.insert("b".into(), Recorded { action: ElicitAction::Decline, data: None, q: "q2".into() });
+        p.outcomes.insert("c".into(), Recorded { action: ElicitAction::Cancel, data: None, q: "q3".into() });
+        p.asked.insert("d".into(), "q4".into());
+        assert_eq!(Progress::decode(Some(&p.encode())), p);
+    }
+
+    #[test]
+    fn malformed_state_is_no_progress() {
+        for bad in ["", "null", "[]", "{\"v\":2}", "{\"v\":\"1\"}", "not json", "{\"outcomes\":{}}"] {
+            assert_eq!(Progress::decode(Some(bad)), Progress::new(), "{bad}");
+        }
+        assert_eq!(Progress::decode(None), Progress::new());
+    }
+
+    #[test]
+    fn malformed_entries_are_dropped_one_by_one() {
+        let state = json!({"v": 1, "outcomes": {
+            "good": {"action": "accept", "data": {"x": 1}, "q": "q"},
+            "no_q": {"action": "accept", "data": {"x": 1}},
+            "accept_without_data": {"action": "accept", "q": "q"},
+            "decline_with_data": {"action": "decline", "data": 1, "q": "q"},
+            "bad_action": {"action": "maybe", "q": "q"},
+            "not_an_object": 7
+        }, "asked": {"k": "q", "bad": 3}});
+        let p = Progress::decode(Some(&state.to_string()));
+        assert_eq!(p.outcomes.keys().collect::<Vec<_>>(), ["good"]);
+        assert_eq!(p.asked.keys().collect::<Vec<_>>(), ["k"]);
+    }
+}
