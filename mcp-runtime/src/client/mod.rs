@@ -1,6 +1,26 @@
-//! Clients. For now a raw JSON-RPC peer ([`RawClient`]) that sends requests,
-//! matches responses by id, and hands the server's own messages to the caller.
+//! The client: connect to a server over Streamable HTTP, a child process's stdio, or
+//! in process; negotiate the era; call tools, prompts and resources while callbacks
+//! answer the server's questions.
+//!
+//! - [`Client`], built with [`Client::builder`]: callbacks ([`ElicitationHandler`],
+//!   [`SamplingHandler`], [`RootsHandler`], progress, logging) and options, then
+//!   `connect_http`, `connect_stdio`, `connect_in_process` or `connect_raw`.
+//! - Under 2026-07-28, `call_tool`, `get_prompt` and `read_resource` run the retry loop
+//!   ([`driver`]); the `*_once` forms return one round for callers that drive it themselves.
+//! - In a 2025-11-25 session, the same callbacks answer the server's requests.
+//! - [`RawClient`]: a bare JSON-RPC peer over a byte stream, for tests and tools.
 
+mod callbacks;
+pub mod driver;
+mod error;
+mod http;
+mod link;
+mod negotiate;
 mod raw;
+mod session;
+mod sse;
 
+pub use callbacks::{Asker, CallbackFuture, ElicitationHandler, RootsHandler, SamplingHandler};
+pub use error::ClientError;
 pub use raw::RawClient;
+pub use session::{CallOptions, Client, ClientBuilder, Mode};

@@ -167,6 +167,28 @@ impl RawClient {
         }
     }
 
+    /// Answer a request the server sent with an error (legacy sessions).
+    pub async fn respond_error(&self, id: RequestId, error: ErrorObject) {
+        let response = crate::protocol::JsonRpcErrorResponse { jsonrpc: JsonRpcVersion, id: Some(id), error };
+        if let Ok(line) = serde_json::to_string(&response) {
+            self.send_raw(line).await;
+        }
+    }
+
+    /// Give up on a request: forget it and tell the server (`notifications/cancelled`),
+    /// without waiting (usable from `Drop`).
+    pub fn cancel(&self, id: &RequestId, reason: &str) {
+        lock(&self.pending).remove(id);
+        let params = serde_json::json!({"requestId": id, "reason": reason});
+        let notification =
+            JsonRpcNotification::<JsonObject>::new(crate::protocol::methods::NOTIFICATION_CANCELLED, to_params(params));
+        if let Ok(line) = serde_json::to_string(&notification)
+            && self.out.try_send(line).is_err()
+        {
+            tracing::debug!("could not send notifications/cancelled: connection closed or busy");
+        }
+    }
+
     /// Send one line exactly as given (a newline is appended).
     pub async fn send_raw(&self, line: String) {
         if self.out.send(line).await.is_err() {

@@ -63,6 +63,66 @@ pub fn header_params(tool: &Tool) -> Vec<HeaderParam> {
         .collect()
 }
 
+/// The `x-mcp-header` annotations of a tool, checked as a client must before using it:
+/// each a non-empty RFC 9110 token, unique case-insensitively, on a top-level `string`,
+/// `integer` or `boolean` property (reached only through `properties`). `Err` says why the
+/// tool must be dropped.
+pub fn checked_header_params(tool: &Tool) -> Result<Vec<HeaderParam>, String> {
+    fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<Vec<String>>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    if key == "x-mcp-header" {
+                        found.push(path.clone());
+                    }
+                    path.push(key.clone());
+                    walk(child, path, found);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    path.push(i.to_string());
+                    walk(child, path, found);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    let root = Value::Object(tool.input_schema.clone());
+    walk(&root, &mut Vec::new(), &mut found);
+    let mut params: Vec<HeaderParam> = Vec::new();
+    for path in found {
+        let [first, property] = path.as_slice() else {
+            return Err(format!("x-mcp-header at /{} is not on a top-level property", path.join("/")));
+        };
+        if first != "properties" {
+            return Err(format!("x-mcp-header at /{} is not on a top-level property", path.join("/")));
+        }
+        let schema = &root["properties"][property];
+        let header =
+            schema["x-mcp-header"].as_str().ok_or_else(|| format!("x-mcp-header of `{property}` is not a string"))?;
+        let is_token =
+            !header.is_empty() && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !is_token {
+            return Err(format!("x-mcp-header {header:?} of `{property}` is not a valid header name"));
+        }
+        let kind = match schema.get("type").and_then(Value::as_str) {
+            Some("string") => ParamKind::String,
+            Some("integer") => ParamKind::Integer,
+            Some("boolean") => ParamKind::Boolean,
+            _ => return Err(format!("x-mcp-header on `{property}`, which is not a string, integer or boolean")),
+        };
+        if params.iter().any(|p| p.header.eq_ignore_ascii_case(header)) {
+            return Err(format!("x-mcp-header {header:?} is used twice"));
+        }
+        params.push(HeaderParam { header: header.to_owned(), property: property.clone(), kind });
+    }
+    Ok(params)
+}
+
 /// Header params of every tool, by tool name.
 pub fn index_tools(tools: &[Tool]) -> HashMap<String, Vec<HeaderParam>> {
     tools.iter().map(|t| (t.name.clone(), header_params(t))).filter(|(_, params)| !params.is_empty()).collect()

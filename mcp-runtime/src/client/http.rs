@@ -1,0 +1,281 @@
+//! The Streamable HTTP link: one POST per message, answered with JSON or an SSE stream.
+//!
+//! Under 2026-07-28 every POST carries `MCP-Protocol-Version`, `Mcp-Method`, and for
+//! named requests `Mcp-Name` and the tool's `Mcp-Param-*` headers. In a 2025-11-25
+//! session the POSTs carry `Mcp-Session-Id`, and the server's requests arrive on a POST's
+//! SSE stream; the callbacks answer them with POSTs of their own. Dropping a call closes
+//! its response stream, which the server treats as cancellation.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http::{HeaderValue, Request, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+use super::ClientError;
+use super::callbacks::{CallbackFuture, Callbacks};
+use super::link::{Link, LinkEra, Outgoing};
+use crate::protocol::{
+    JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcVersion, LATEST_PROTOCOL_VERSION,
+    RequestId, decode_message,
+};
+use crate::transport::http::headers;
+
+type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
+
+/// The largest response body or SSE event the client accepts.
+const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Debug)]
+struct HttpState {
+    era: LinkEra,
+    session: Option<HeaderValue>,
+}
+
+struct Shared {
+    uri: Uri,
+    client: Hyper,
+    state: Mutex<HttpState>,
+    bearer: Option<HeaderValue>,
+    callbacks: Callbacks,
+    next_id: AtomicI64,
+}
+
+/// Streamable HTTP to one endpoint URL.
+pub(crate) struct HttpLink {
+    shared: Arc<Shared>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl HttpLink {
+    pub(crate) fn new(url: &str, bearer: Option<&str>, callbacks: Callbacks) -> Result<Self, ClientError> {
+        let uri: Uri = url.parse().map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
+        if uri.scheme_str() != Some("http") {
+            return Err(ClientError::Transport(format!(
+                "unsupported URL {url:?}: this client speaks plain http:// (put TLS in front with a proxy)"
+            )));
+        }
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = HyperClient::builder(TokioExecutor::new()).build(connector);
+        let bearer = match bearer {
+            Some(token) => Some(
+                HeaderValue::from_str(&format!("Bearer {token}"))
+                    .map_err(|_| ClientError::Transport("the bearer token is not a valid header value".into()))?,
+            ),
+            None => None,
+        };
+        let state = HttpState { era: LinkEra::Modern(LATEST_PROTOCOL_VERSION.to_owned()), session: None };
+        Ok(HttpLink {
+            shared: Arc::new(Shared {
+                uri,
+                client,
+                state: Mutex::new(state),
+                bearer,
+                callbacks,
+                next_id: AtomicI64::new(1),
+            }),
+        })
+    }
+}
+
+fn header(value: &str) -> Result<HeaderValue, ClientError> {
+    HeaderValue::from_str(value).map_err(|_| ClientError::Transport(format!("cannot send {value:?} as a header")))
+}
+
+impl Shared {
+    /// A POST of `body` with the era's headers.
+    fn post(&self, body: Vec<u8>, out: Option<&Outgoing>) -> Result<Request<Full<Bytes>>, ClientError> {
+        let mut request = Request::post(self.uri.clone())
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let h = request.headers_mut();
+        if let Some(bearer) = &self.bearer {
+            h.insert(http::header::AUTHORIZATION, bearer.clone());
+        }
+        let state = lock(&self.state);
+        match &state.era {
+            LinkEra::Modern(version) => {
+                h.insert(headers::PROTOCOL_VERSION, header(version)?);
+                if let Some(out) = out {
+                    h.insert(headers::METHOD, header(&out.method)?);
+                    if let Some(name) = &out.name {
+                        h.insert(headers::NAME, header(&headers::encode_value(name))?);
+                    }
+                    for (suffix, value) in &out.header_params {
+                        let name =
+                            http::HeaderName::from_bytes(format!("{}{suffix}", headers::PARAM_PREFIX).as_bytes())
+                                .map_err(|_| {
+                                    ClientError::Transport(format!("invalid header name suffix {suffix:?}"))
+                                })?;
+                        h.insert(name, header(&headers::encode_value(value))?);
+                    }
+                }
+            }
+            LinkEra::Legacy(version) => {
+                // `initialize` goes before the version is known; later requests carry it.
+                if out.is_none_or(|o| o.method != crate::protocol::methods::INITIALIZE) {
+                    h.insert(headers::PROTOCOL_VERSION, header(version)?);
+                }
+                if let Some(session) = &state.session {
+                    h.insert(headers::SESSION_ID, session.clone());
+                }
+            }
+        }
+        Ok(request)
+    }
+
+    /// Send a response or notification that expects `202 Accepted`.
+    async fn send_one_way(self: &Arc<Self>, body: Vec<u8>) -> Result<(), ClientError> {
+        let request = self.post(body, None)?;
+        let response = self.client.request(request).await.map_err(|e| ClientError::Transport(e.to_string()))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let body = read_body(response.into_body()).await.unwrap_or_default();
+        Err(http_error(status, &body))
+    }
+
+    /// Answer a server-to-client request that arrived on a stream (2025-11-25).
+    fn answer_server_request(self: &Arc<Self>, request: JsonRpcRequest) {
+        let shared = Arc::clone(self);
+        tokio::spawn(async move {
+            let id = request.id.clone();
+            let outcome =
+                shared.callbacks.serve_request(id.clone(), &request.method, request.params.map(Value::Object)).await;
+            let body = match outcome {
+                Ok(result) => serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result})),
+                Err(error) => serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error})),
+            };
+            match body {
+                Ok(body) => {
+                    if let Err(e) = shared.send_one_way(body).await {
+                        tracing::warn!(error = %e, "could not answer the server's request");
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "could not encode an answer"),
+            }
+        });
+    }
+
+    /// Handle a message that is not the awaited response; `Some` if it is that response.
+    fn route(self: &Arc<Self>, id: &RequestId, message: JsonRpcMessage) -> Option<Result<Value, ClientError>> {
+        match message {
+            JsonRpcMessage::Result(r) if &r.id == id => Some(Ok(r.result)),
+            JsonRpcMessage::Error(e) if e.id.as_ref().is_none_or(|i| i == id) => Some(Err(ClientError::Rpc(e.error))),
+            JsonRpcMessage::Request(request) => {
+                self.answer_server_request(request);
+                None
+            }
+            JsonRpcMessage::Notification(n) => {
+                self.callbacks.notify(&n.method, n.params.map(Value::Object));
+                None
+            }
+            _ => {
+                tracing::debug!("an unrelated response on the stream was ignored");
+                None
+            }
+        }
+    }
+}
+
+async fn read_body(body: hyper::body::Incoming) -> Result<Vec<u8>, ClientError> {
+    let limited = http_body_util::Limited::new(body, MAX_RESPONSE_BYTES);
+    limited.collect().await.map(|c| c.to_bytes().to_vec()).map_err(|e| ClientError::Transport(e.to_string()))
+}
+
+/// A non-2xx answer: its JSON-RPC error when the body holds one.
+fn http_error(status: StatusCode, body: &[u8]) -> ClientError {
+    if let Ok(text) = std::str::from_utf8(body)
+        && let Ok(JsonRpcMessage::Error(e)) = decode_message(text)
+    {
+        return ClientError::Rpc(e.error);
+    }
+    let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+    ClientError::Http { status: status.as_u16(), body: text }
+}
+
+fn is_event_stream(response: &http::Response<hyper::body::Incoming>) -> bool {
+    response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
+}
+
+impl Link for HttpLink {
+    fn request(&self, out: Outgoing) -> CallbackFuture<Result<Value, ClientError>> {
+        let shared = Arc::clone(&self.shared);
+        Box::pin(async move {
+            let id = RequestId::from(shared.next_id.fetch_add(1, Ordering::Relaxed));
+            let message = JsonRpcRequest {
+                jsonrpc: JsonRpcVersion,
+                id: id.clone(),
+                method: out.method.clone(),
+                params: Some(out.params.clone()),
+            };
+            let body = serde_json::to_vec(&message).map_err(|e| ClientError::Protocol(e.to_string()))?;
+            let request = shared.post(body, Some(&out))?;
+            let response = shared.client.request(request).await.map_err(|e| ClientError::Transport(e.to_string()))?;
+            let status = response.status();
+            if let Some(session) = response.headers().get(headers::SESSION_ID)
+                && out.method == crate::protocol::methods::INITIALIZE
+            {
+                lock(&shared.state).session = Some(session.clone());
+            }
+            if !status.is_success() {
+                let body = read_body(response.into_body()).await.unwrap_or_default();
+                return Err(http_error(status, &body));
+            }
+            if is_event_stream(&response) {
+                let mut events = super::sse::Events::new(response.into_body(), MAX_RESPONSE_BYTES);
+                while let Some(data) = events.next().await? {
+                    let Ok(message) = decode_message(&data) else {
+                        tracing::warn!("the server sent a malformed message on the stream");
+                        continue;
+                    };
+                    if let Some(answer) = shared.route(&id, message) {
+                        return answer;
+                    }
+                }
+                return Err(ClientError::Transport("the response stream ended without an answer".into()));
+            }
+            let body = read_body(response.into_body()).await?;
+            let text =
+                std::str::from_utf8(&body).map_err(|_| ClientError::Protocol("the response is not UTF-8".into()))?;
+            let message = decode_message(text)
+                .map_err(|_| ClientError::Protocol("the response is not a JSON-RPC message".into()))?;
+            shared
+                .route(&id, message)
+                .unwrap_or_else(|| Err(ClientError::Protocol("the response answers another request".into())))
+        })
+    }
+
+    fn notify(&self, method: &str, params: JsonObject) -> CallbackFuture<Result<(), ClientError>> {
+        let shared = Arc::clone(&self.shared);
+        let notification = JsonRpcNotification::new(method, Some(params));
+        Box::pin(async move {
+            let body = serde_json::to_vec(&notification).map_err(|e| ClientError::Protocol(e.to_string()))?;
+            shared.send_one_way(body).await
+        })
+    }
+
+    fn set_era(&self, era: LinkEra) {
+        lock(&self.shared.state).era = era;
+    }
+
+    fn is_http(&self) -> bool {
+        true
+    }
+}

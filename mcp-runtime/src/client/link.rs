@@ -1,0 +1,132 @@
+//! How the client reaches a server: a byte stream (stdio, in-memory) or Streamable HTTP.
+//! Both deliver the server's own messages (notifications, and in 2025-11-25 sessions its
+//! requests) to the callbacks while a call is in flight.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::ClientError;
+use super::callbacks::{CallbackFuture, Callbacks};
+use crate::client::RawClient;
+use crate::protocol::{JsonObject, JsonRpcMessage};
+
+/// One request to send.
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    pub(crate) method: String,
+    pub(crate) params: JsonObject,
+    /// `Mcp-Name`: the tool or prompt name, or the resource URI (HTTP, 2026-07-28).
+    pub(crate) name: Option<String>,
+    /// `Mcp-Param-*` headers: suffix and value (HTTP, 2026-07-28).
+    pub(crate) header_params: Vec<(String, String)>,
+}
+
+impl Outgoing {
+    pub(crate) fn new(method: &str, params: JsonObject) -> Self {
+        Outgoing { method: method.to_owned(), params, name: None, header_params: Vec::new() }
+    }
+}
+
+/// The era a link speaks, which HTTP needs for its headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LinkEra {
+    /// 2026-07-28 (stateless, headers on every POST).
+    Modern(String),
+    /// A negotiated `initialize` version.
+    Legacy(String),
+}
+
+/// A way to reach the server.
+pub(crate) trait Link: Send + Sync + 'static {
+    /// Send a request and wait for its result (or JSON-RPC error).
+    fn request(&self, out: Outgoing) -> CallbackFuture<Result<Value, ClientError>>;
+    /// Send a notification.
+    fn notify(&self, method: &str, params: JsonObject) -> CallbackFuture<Result<(), ClientError>>;
+    /// Switch to the negotiated era.
+    fn set_era(&self, era: LinkEra);
+    /// Whether this is Streamable HTTP (where `x-mcp-header` rules apply).
+    fn is_http(&self) -> bool;
+}
+
+/// A newline-delimited JSON-RPC stream: the server's requests are answered by the
+/// callbacks, its notifications routed to them.
+pub(crate) struct StreamLink {
+    raw: Arc<RawClient>,
+    _child: Option<tokio::process::Child>,
+}
+
+impl StreamLink {
+    pub(crate) fn new(raw: RawClient, child: Option<tokio::process::Child>, callbacks: Callbacks) -> Self {
+        let raw = Arc::new(raw);
+        let pump = Arc::downgrade(&raw);
+        tokio::spawn(async move {
+            loop {
+                let Some(raw) = pump.upgrade() else { break };
+                let Some(message) = raw.next_message().await else { break };
+                match message {
+                    JsonRpcMessage::Request(request) => {
+                        let callbacks = callbacks.clone();
+                        tokio::spawn(async move {
+                            let params = request.params.map(Value::Object);
+                            let id = request.id;
+                            match callbacks.serve_request(id.clone(), &request.method, params).await {
+                                Ok(result) => raw.respond(id, result).await,
+                                Err(error) => raw.respond_error(id, error).await,
+                            }
+                        });
+                    }
+                    JsonRpcMessage::Notification(n) => callbacks.notify(&n.method, n.params.map(Value::Object)),
+                    _ => tracing::debug!("unmatched response from the server ignored"),
+                }
+            }
+        });
+        StreamLink { raw, _child: child }
+    }
+}
+
+/// Cancels the request if its future is dropped before the answer arrives.
+struct CancelOnDrop {
+    raw: Arc<RawClient>,
+    id: Option<crate::protocol::RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            self.raw.cancel(&id, "the client stopped waiting");
+        }
+    }
+}
+
+impl Link for StreamLink {
+    fn request(&self, out: Outgoing) -> CallbackFuture<Result<Value, ClientError>> {
+        let raw = Arc::clone(&self.raw);
+        Box::pin(async move {
+            let id = raw.next_id();
+            let rx = raw.start_request(id.clone(), &out.method, Value::Object(out.params)).await;
+            let mut guard = CancelOnDrop { raw: Arc::clone(&raw), id: Some(id) };
+            let answer = rx.await;
+            guard.id = None;
+            match answer {
+                Ok(result) => result.map_err(ClientError::Rpc),
+                Err(_) => Err(ClientError::Transport("the connection closed".into())),
+            }
+        })
+    }
+
+    fn notify(&self, method: &str, params: JsonObject) -> CallbackFuture<Result<(), ClientError>> {
+        let raw = Arc::clone(&self.raw);
+        let method = method.to_owned();
+        Box::pin(async move {
+            raw.notify(&method, Value::Object(params)).await;
+            Ok(())
+        })
+    }
+
+    fn set_era(&self, _era: LinkEra) {}
+
+    fn is_http(&self) -> bool {
+        false
+    }
+}
