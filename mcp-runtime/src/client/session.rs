@@ -264,8 +264,8 @@ impl Inner {
 ///     .connect_in_process(&server)
 ///     .await?;
 /// assert_eq!(client.protocol_version(), "2026-07-28");
-/// let tools = client.list_tools().await?;
-/// assert!(tools.is_empty());
+/// assert_eq!(client.server_info().map(|i| i.name.as_str()), Some("demo"));
+/// client.ping().await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -346,9 +346,11 @@ impl Client {
         self.inner.send(Outgoing::new(method, object(params))).await
     }
 
-    /// `ping`.
+    /// Check that the server answers: `ping` in a 2025-11-25 session, `server/discover`
+    /// under 2026-07-28 (which removed `ping`).
     pub async fn ping(&self) -> Result<(), ClientError> {
-        self.request(methods::PING, Value::Object(JsonObject::new())).await.map(|_| ())
+        let method = if self.inner.is_modern() { methods::SERVER_DISCOVER } else { methods::PING };
+        self.request(method, Value::Object(JsonObject::new())).await.map(|_| ())
     }
 
     async fn list_all<R: DeserializeOwned, T>(
