@@ -6,7 +6,7 @@
 //! the body or returns [`Round::finish`]'s `InputRequiredResult`.
 
 use std::any::{Any, TypeId};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -120,6 +120,8 @@ impl Graph {
 
 /// A tool's resolvers and their wire keys: the base key, or `base#1`, `base#2`, ... for
 /// later resolvers sharing a base, in discovery order, so keys are the same in every process.
+/// A key already taken (an explicit key such as `"pick#1"` next to two `"pick"`s) moves on
+/// to its base's next free suffix, so no two resolvers of a tool share a key.
 #[derive(Debug)]
 pub struct Plan {
     keys: HashMap<TypeId, Arc<str>>,
@@ -131,13 +133,19 @@ impl Plan {
         let mut graph = Graph::default();
         collect(&mut graph);
         let mut taken: HashMap<&str, usize> = HashMap::new();
+        let mut used: HashSet<String> = HashSet::new();
         let keys = graph
             .order
             .iter()
             .map(|(id, base)| {
                 let n = taken.entry(base).or_default();
-                let key = if *n == 0 { (*base).to_owned() } else { format!("{base}#{n}") };
+                let mut key = if *n == 0 { (*base).to_owned() } else { format!("{base}#{n}") };
+                while used.contains(&key) {
+                    *n += 1;
+                    key = format!("{base}#{n}");
+                }
                 *n += 1;
+                used.insert(key.clone());
                 (*id, Arc::from(key))
             })
             .collect();
