@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against `everything http` on a free loopback port:
 #   --suite all --spec-version 2026-07-28, --suite all --spec-version 2025-11-25,
-#   and --requirements 2026-07-28. Fails on any failure not listed in
+#   and --requirements 2026-07-28; then its client scenarios against our client
+#   (`conformance-client`), at the same versions. Fails on any failure not listed in
 #   scripts/conformance-expected-failures.yml (each entry names the issue it waits for).
 # Installs Node 22 and the suite under .tools/conformance when missing.
 set -euo pipefail
@@ -19,7 +20,7 @@ fi
 export PATH="$tools/node_modules/.bin:$PATH"
 echo "== node $(node --version)"
 
-cargo build -q -p mcp-examples --bin everything
+cargo build -q -p mcp-examples --bin everything --bin conformance-client
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 url="http://127.0.0.1:$port/mcp"
 log="$root/target/conformance-server.log"
@@ -48,6 +49,20 @@ run() {
 run modern --suite all --spec-version 2026-07-28
 run legacy --suite all --spec-version 2025-11-25
 run required --requirements 2026-07-28
+
+client_run() {
+  echo "== conformance client $*"
+  if ! (cd "$tools" && conformance client --command "$root/target/debug/conformance-client" --timeout 60000 \
+    --expected-failures "$expected" -o "$out/$1" "${@:2}" 2>"$out/$1.log") \
+    | sed -E 's/([0-9]+) passed, ([0-9]+) failed/\1 passed \/ \2 failed/' | grep -v '^\s*$'; then
+    echo "!! conformance client run '$1' failed (details in $out/$1.log)" >&2
+    status=1
+  fi
+}
+mkdir -p "$out"
+client_run client-modern --suite all --spec-version 2026-07-28
+client_run client-legacy --suite all --spec-version 2025-11-25
+client_run client-required --requirements 2026-07-28
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "!! the server died during the run; its log:" >&2
   cat "$log" >&2

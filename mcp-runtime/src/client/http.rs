@@ -31,6 +31,15 @@ type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
 /// The largest response body or SSE event the client accepts.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
+/// How often a 2025-11-25 stream that ended early is resumed.
+const MAX_RESUMES: usize = 5;
+
+/// How long to wait for the server to answer the standalone GET.
+const LISTEN_OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The wait before resuming when the server gave no `retry`.
+const DEFAULT_RETRY_MS: u64 = 1000;
+
 #[derive(Debug)]
 struct HttpState {
     era: LinkEra,
@@ -133,6 +142,110 @@ impl Shared {
             }
         }
         Ok(request)
+    }
+
+    /// A GET for the session's standalone stream, or to resume a stream after
+    /// `last_event_id` (2025-11-25 sessions).
+    fn get(&self, last_event_id: Option<&str>) -> Result<Request<Full<Bytes>>, ClientError> {
+        let mut request = Request::get(self.uri.clone())
+            .header(http::header::ACCEPT, "text/event-stream")
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let h = request.headers_mut();
+        if let Some(bearer) = &self.bearer {
+            h.insert(http::header::AUTHORIZATION, bearer.clone());
+        }
+        if let Some(id) = last_event_id {
+            h.insert("last-event-id", header(id)?);
+        }
+        let state = lock(&self.state);
+        if let LinkEra::Legacy(version) = &state.era {
+            h.insert(headers::PROTOCOL_VERSION, header(version)?);
+        }
+        if let Some(session) = &state.session {
+            h.insert(headers::SESSION_ID, session.clone());
+        }
+        Ok(request)
+    }
+
+    /// Read an SSE stream until the answer to `id` (`Ok(None)` if it ends first).
+    async fn read_stream(
+        self: &Arc<Self>,
+        id: &RequestId,
+        events: &mut super::sse::Events,
+    ) -> Result<Option<Result<Value, ClientError>>, ClientError> {
+        while let Some(data) = events.next().await? {
+            let Ok(message) = decode_message(&data) else {
+                tracing::warn!("the server sent a malformed message on the stream");
+                continue;
+            };
+            if let Some(answer) = self.route(id, message) {
+                return Ok(Some(answer));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A 2025-11-25 stream ended before the answer: wait the server's `retry` time, then
+    /// resume with `Last-Event-ID` (a few times at most).
+    async fn resume(
+        self: &Arc<Self>,
+        id: &RequestId,
+        mut last_id: Option<String>,
+        mut retry_ms: Option<u64>,
+    ) -> Result<Value, ClientError> {
+        for _ in 0..MAX_RESUMES {
+            tokio::time::sleep(std::time::Duration::from_millis(retry_ms.unwrap_or(DEFAULT_RETRY_MS))).await;
+            let request = self.get(last_id.as_deref())?;
+            let response = self.client.request(request).await.map_err(|e| ClientError::Transport(e.to_string()))?;
+            if !response.status().is_success() || !is_event_stream(&response) {
+                let status = response.status();
+                let body = read_body(response.into_body()).await.unwrap_or_default();
+                return Err(http_error(status, &body));
+            }
+            let mut events = super::sse::Events::new(response.into_body(), MAX_RESPONSE_BYTES);
+            if let Some(answer) = self.read_stream(id, &mut events).await? {
+                return answer;
+            }
+            last_id = events.last_id.or(last_id);
+            retry_ms = events.retry_ms.or(retry_ms);
+        }
+        Err(ClientError::Transport("the response stream ended without an answer".into()))
+    }
+
+    /// Open the session's standalone GET stream, where the server may send requests not
+    /// tied to a call (2025-11-25), and return once the server has answered it (so that
+    /// requests it sends there right after are not lost). A server without one (400, 404,
+    /// 405) is fine.
+    async fn listen(self: &Arc<Self>) {
+        let Ok(request) = self.get(None) else { return };
+        let opened = tokio::time::timeout(LISTEN_OPEN_TIMEOUT, self.client.request(request)).await;
+        let response = match opened {
+            Ok(Ok(response)) if response.status().is_success() && is_event_stream(&response) => response,
+            Ok(Ok(response)) => {
+                tracing::debug!(status = %response.status(), "no standalone stream");
+                return;
+            }
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "no standalone stream");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!("the standalone stream did not open in time");
+                return;
+            }
+        };
+        let shared = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut events = super::sse::Events::new(response.into_body(), MAX_RESPONSE_BYTES);
+            let nobody = RequestId::from("standalone-stream");
+            while let Ok(Some(data)) = events.next().await {
+                let Some(this) = shared.upgrade() else { return };
+                if let Ok(message) = decode_message(&data) {
+                    let _ = this.route(&nobody, message);
+                }
+            }
+        });
     }
 
     /// Send a response or notification that expects `202 Accepted`.
@@ -240,14 +353,12 @@ impl Link for HttpLink {
             }
             if is_event_stream(&response) {
                 let mut events = super::sse::Events::new(response.into_body(), MAX_RESPONSE_BYTES);
-                while let Some(data) = events.next().await? {
-                    let Ok(message) = decode_message(&data) else {
-                        tracing::warn!("the server sent a malformed message on the stream");
-                        continue;
-                    };
-                    if let Some(answer) = shared.route(&id, message) {
-                        return answer;
-                    }
+                if let Some(answer) = shared.read_stream(&id, &mut events).await? {
+                    return answer;
+                }
+                let legacy = matches!(lock(&shared.state).era, LinkEra::Legacy(_));
+                if legacy {
+                    return shared.resume(&id, events.last_id, events.retry_ms).await;
                 }
                 return Err(ClientError::Transport("the response stream ended without an answer".into()));
             }
@@ -273,6 +384,11 @@ impl Link for HttpLink {
 
     fn set_era(&self, era: LinkEra) {
         lock(&self.shared.state).era = era;
+    }
+
+    fn open_listen_stream(&self) -> CallbackFuture<()> {
+        let shared = Arc::clone(&self.shared);
+        Box::pin(async move { shared.listen().await })
     }
 
     fn is_http(&self) -> bool {

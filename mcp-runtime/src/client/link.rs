@@ -45,6 +45,11 @@ pub(crate) trait Link: Send + Sync + 'static {
     fn notify(&self, method: &str, params: JsonObject) -> CallbackFuture<Result<(), ClientError>>;
     /// Switch to the negotiated era.
     fn set_era(&self, era: LinkEra);
+    /// After a 2025-11-25 handshake: open the stream where the server sends requests that
+    /// belong to no call (HTTP only).
+    fn open_listen_stream(&self) -> CallbackFuture<()> {
+        Box::pin(async {})
+    }
     /// Whether this is Streamable HTTP (where `x-mcp-header` rules apply).
     fn is_http(&self) -> bool;
 }
@@ -53,14 +58,26 @@ pub(crate) trait Link: Send + Sync + 'static {
 /// callbacks, its notifications routed to them.
 pub(crate) struct StreamLink {
     raw: Arc<RawClient>,
+    /// How many of the server's own messages have been handled (counted as
+    /// [`RawClient::taken`] counts them, which includes any taken before the link existed).
+    handled: tokio::sync::watch::Receiver<u64>,
+    /// The pump holds the connection while it waits; it stops with the link.
+    pump: tokio::task::AbortHandle,
     _child: Option<tokio::process::Child>,
+}
+
+impl Drop for StreamLink {
+    fn drop(&mut self) {
+        self.pump.abort();
+    }
 }
 
 impl StreamLink {
     pub(crate) fn new(raw: RawClient, child: Option<tokio::process::Child>, callbacks: Callbacks) -> Self {
         let raw = Arc::new(raw);
         let pump = Arc::downgrade(&raw);
-        tokio::spawn(async move {
+        let (handled_tx, handled) = tokio::sync::watch::channel(raw.taken());
+        let task = tokio::spawn(async move {
             loop {
                 let Some(raw) = pump.upgrade() else { break };
                 let Some(message) = raw.next_message().await else { break };
@@ -79,9 +96,10 @@ impl StreamLink {
                     JsonRpcMessage::Notification(n) => callbacks.notify(&n.method, n.params.map(Value::Object)),
                     _ => tracing::debug!("unmatched response from the server ignored"),
                 }
+                handled_tx.send_modify(|n| *n += 1);
             }
         });
-        StreamLink { raw, _child: child }
+        StreamLink { raw, handled, pump: task.abort_handle(), _child: child }
     }
 }
 
@@ -102,12 +120,17 @@ impl Drop for CancelOnDrop {
 impl Link for StreamLink {
     fn request(&self, out: Outgoing) -> CallbackFuture<Result<Value, ClientError>> {
         let raw = Arc::clone(&self.raw);
+        let mut handled = self.handled.clone();
         Box::pin(async move {
             let id = raw.next_id();
             let rx = raw.start_request(id.clone(), &out.method, Value::Object(out.params)).await;
             let mut guard = CancelOnDrop { raw: Arc::clone(&raw), id: Some(id) };
             let answer = rx.await;
             guard.id = None;
+            // What the server sent before the answer (progress, logs) reaches the
+            // callbacks before the caller sees the answer. Err: the pump has stopped.
+            let before = raw.queued();
+            let _ = handled.wait_for(|n| *n >= before).await;
             match answer {
                 Ok(result) => result.map_err(ClientError::Rpc),
                 Err(_) => Err(ClientError::Transport("the connection closed".into())),

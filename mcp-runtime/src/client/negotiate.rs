@@ -90,6 +90,7 @@ async fn initialize(inner: &mut Inner) -> Result<(), ClientError> {
     inner.link.set_era(inner.era.clone());
     adopt_initialize(inner, result);
     inner.link.notify(methods::NOTIFICATION_INITIALIZED, JsonObject::new()).await?;
+    inner.link.open_listen_stream().await;
     if let Some(level) = inner.log_level {
         let mut params = JsonObject::new();
         params.insert("level".into(), serde_json::to_value(level).unwrap_or_default());

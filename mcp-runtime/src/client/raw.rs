@@ -1,7 +1,7 @@
 //! A raw JSON-RPC peer over a newline-delimited byte stream.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -22,6 +22,10 @@ pub struct RawClient {
     out: mpsc::Sender<String>,
     pending: PendingMap,
     incoming: tokio::sync::Mutex<mpsc::Receiver<JsonRpcMessage>>,
+    /// How many messages were queued for [`next_message`](Self::next_message) so far.
+    queued: Arc<AtomicU64>,
+    /// How many of them [`next_message`](Self::next_message) has returned.
+    taken: AtomicU64,
     next_id: AtomicI64,
 }
 
@@ -64,6 +68,8 @@ impl RawClient {
         let pending: PendingMap = Arc::default();
         let (in_tx, in_rx) = mpsc::channel(1024);
         let reader_pending = Arc::clone(&pending);
+        let queued = Arc::new(AtomicU64::new(0));
+        let reader_queued = Arc::clone(&queued);
         tokio::spawn(async move {
             let mut lines = LineReader::new(reader, DEFAULT_MAX_MESSAGE_BYTES);
             while let Ok(Frame::Line(line)) = lines.next_frame().await {
@@ -90,6 +96,9 @@ impl RawClient {
                         let _ = tx.send(outcome);
                     }
                     None => {
+                        // Counted before a later response is routed, so a caller can wait
+                        // until everything that came before its response was handled.
+                        reader_queued.fetch_add(1, Ordering::SeqCst);
                         if in_tx.send(message).await.is_err() {
                             break;
                         }
@@ -98,7 +107,14 @@ impl RawClient {
             }
             lock(&reader_pending).clear();
         });
-        RawClient { out, pending, incoming: tokio::sync::Mutex::new(in_rx), next_id: AtomicI64::new(1) }
+        RawClient {
+            out,
+            pending,
+            incoming: tokio::sync::Mutex::new(in_rx),
+            queued,
+            taken: AtomicU64::new(0),
+            next_id: AtomicI64::new(1),
+        }
     }
 
     /// Spawn `command` and talk to it over its stdin and stdout.
@@ -189,6 +205,16 @@ impl RawClient {
         }
     }
 
+    /// How many messages have been queued for [`next_message`](Self::next_message).
+    pub(crate) fn queued(&self) -> u64 {
+        self.queued.load(Ordering::SeqCst)
+    }
+
+    /// How many messages [`next_message`](Self::next_message) has returned.
+    pub(crate) fn taken(&self) -> u64 {
+        self.taken.load(Ordering::SeqCst)
+    }
+
     /// Send one line exactly as given (a newline is appended).
     pub async fn send_raw(&self, line: String) {
         if self.out.send(line).await.is_err() {
@@ -199,7 +225,11 @@ impl RawClient {
     /// The next message from the server that is not a response to one of our
     /// requests: a notification, a server-to-client request, or an unmatched response.
     pub async fn next_message(&self) -> Option<JsonRpcMessage> {
-        self.incoming.lock().await.recv().await
+        let message = self.incoming.lock().await.recv().await;
+        if message.is_some() {
+            self.taken.fetch_add(1, Ordering::SeqCst);
+        }
+        message
     }
 }
 

@@ -246,7 +246,23 @@ impl Inner {
 
     pub(crate) async fn send(&self, mut out: Outgoing) -> Result<Value, ClientError> {
         out.params = self.with_meta(std::mem::take(&mut out.params));
-        self.link.request(out).await
+        let retry = out.clone();
+        match self.link.request(out).await {
+            // The server says it does not support our version but lists it: retry once.
+            Err(ClientError::Rpc(e))
+                if e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                    && self.supported_includes_ours(e.data.as_ref()) =>
+            {
+                tracing::info!("the server refused our protocol version but lists it as supported; retrying once");
+                self.link.request(retry).await
+            }
+            other => other,
+        }
+    }
+
+    fn supported_includes_ours(&self, data: Option<&Value>) -> bool {
+        let LinkEra::Modern(ours) = &self.era else { return false };
+        data.and_then(|d| d.get("supported")).and_then(Value::as_array).is_some_and(|s| s.iter().any(|v| v == ours))
     }
 }
 

@@ -11,11 +11,29 @@ pub(crate) struct Events {
     buffer: BytesMut,
     limit: usize,
     done: bool,
+    /// The last `id:` seen (for `Last-Event-ID` on a resume).
+    pub(crate) last_id: Option<String>,
+    /// The last `retry:` seen, in milliseconds.
+    pub(crate) retry_ms: Option<u64>,
 }
 
 impl Events {
     pub(crate) fn new(body: hyper::body::Incoming, limit: usize) -> Self {
-        Events { body, buffer: BytesMut::new(), limit, done: false }
+        Events { body, buffer: BytesMut::new(), limit, done: false, last_id: None, retry_ms: None }
+    }
+
+    fn fields(&mut self, raw: &[u8]) -> Option<String> {
+        let text = String::from_utf8_lossy(raw);
+        for line in text.split(['\n', '\r']) {
+            if let Some(id) = line.strip_prefix("id:") {
+                self.last_id = Some(id.strip_prefix(' ').unwrap_or(id).to_owned());
+            } else if let Some(retry) = line.strip_prefix("retry:")
+                && let Ok(ms) = retry.trim().parse()
+            {
+                self.retry_ms = Some(ms);
+            }
+        }
+        event_data(raw)
     }
 
     /// The next event's data (its `data:` lines joined by newlines); `None` at the end.
@@ -25,14 +43,14 @@ impl Events {
             if let Some(end) = find_event_end(&self.buffer) {
                 let raw = self.buffer.split_to(end.0);
                 self.buffer.advance(end.1);
-                if let Some(data) = event_data(&raw) {
+                if let Some(data) = self.fields(&raw) {
                     return Ok(Some(data));
                 }
                 continue;
             }
             if self.done {
                 let rest = std::mem::take(&mut self.buffer);
-                return Ok(event_data(&rest));
+                return Ok(self.fields(&rest));
             }
             match self.body.frame().await {
                 Some(Ok(frame)) => {
