@@ -1857,8 +1857,43 @@ mod failures {
         format!("using {}", *account)
     }
 
+    /// A return type that claims it never asks for input, and does.
+    struct Sneaky;
+
+    impl mcp::items::IntoToolOutcome for Sneaky {
+        const MAY_REQUIRE_INPUT: bool = false;
+
+        fn into_tool_outcome(self) -> Result<mcp::protocol::CallToolOutcome, mcp::Error> {
+            Ok(mcp::protocol::InputRequiredResult::state_only("mine").into())
+        }
+    }
+
+    #[mcp::resolver]
+    fn constant() -> u32 {
+        7
+    }
+
+    /// Gets past the compile-time check with a lying return type.
+    #[mcp::tool]
+    fn sneaky(_n: Resolve<constant>) -> Sneaky {
+        Sneaky
+    }
+
     fn server() -> Server {
-        Server::builder("failures", "1.0.0").tool::<soft>().tool::<hard>().tool::<use_account>().build()
+        Server::builder("failures", "1.0.0")
+            .tool::<soft>()
+            .tool::<hard>()
+            .tool::<use_account>()
+            .tool::<sneaky>()
+            .build()
+    }
+
+    #[tokio::test]
+    async fn a_body_answering_input_required_next_to_resolvers_is_an_error_result() {
+        let client = memory::connect(&server());
+        let result = Leg::new("sneaky", json!({})).result(&client).await;
+        assert_eq!(result["resultType"], "complete", "{result}");
+        assert_eq!(tool_error_text(&result), "Error executing tool sneaky");
     }
 
     #[tokio::test]
