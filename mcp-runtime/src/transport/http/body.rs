@@ -14,8 +14,9 @@ use tokio::sync::mpsc;
 pub(crate) enum Event {
     /// A JSON-RPC message (notification, server request, or the final response).
     Message(String),
-    /// The final response; the stream ends after it.
-    Last(String),
+    /// The final response, with its JSON-RPC error code if it is an error; the stream ends
+    /// after it.
+    Last(String, Option<i32>),
 }
 
 /// The body of every response this transport sends.
@@ -70,7 +71,7 @@ impl HttpBody {
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let (first, done) = match first {
             Some(Event::Message(m)) => (Some(sse_frame(&m)), false),
-            Some(Event::Last(m)) => (Some(sse_frame(&m)), true),
+            Some(Event::Last(m, _)) => (Some(sse_frame(&m)), true),
             None => (None, false),
         };
         HttpBody { kind: Kind::Sse(SseStream { first, events, keep_alive: interval, done }) }
@@ -93,7 +94,7 @@ impl http_body::Body for HttpBody {
                 }
                 match stream.events.poll_recv(cx) {
                     Poll::Ready(Some(Event::Message(m))) => return Poll::Ready(Some(Ok(Frame::data(sse_frame(&m))))),
-                    Poll::Ready(Some(Event::Last(m))) => {
+                    Poll::Ready(Some(Event::Last(m, _))) => {
                         stream.done = true;
                         return Poll::Ready(Some(Ok(Frame::data(sse_frame(&m)))));
                     }

@@ -53,18 +53,22 @@ pub(crate) fn start(
                 return;
             }
         }
-        let frame = match outcome {
-            Ok(Ok(result)) => result_frame(task_id.clone(), result),
-            Ok(Err(error)) => error_frame(Some(task_id.clone()), error.into()),
+        let (frame, code) = match outcome {
+            Ok(Ok(result)) => (result_frame(task_id.clone(), result), None),
+            Ok(Err(error)) => {
+                let error: ErrorObject = error.into();
+                let code = error.code;
+                (error_frame(Some(task_id.clone()), error), Some(code))
+            }
             Err(()) => {
                 tracing::error!(id = %task_id, "a handler panicked; answering -32603");
                 let error =
                     ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
-                error_frame(Some(task_id.clone()), error)
+                (error_frame(Some(task_id.clone()), error), Some(ErrorCode::INTERNAL_ERROR))
             }
         };
         task_session.finish_request(&task_id);
-        let _ = events.send(Event::Last(frame)).await;
+        let _ = events.send(Event::Last(frame, code)).await;
     };
     if legacy {
         // Registered under the session's lock before the task can finish and deregister.

@@ -584,12 +584,9 @@ impl State {
         let id = request.id.clone();
         let mut events = exchange::start(self.server.clone(), session, request, legacy, permit, auth);
         match events.recv().await {
-            Some(Event::Last(frame)) => {
-                let error_code = serde_json::from_str::<Value>(&frame)
-                    .ok()
-                    .and_then(|v| v.get("error").and_then(|e| e.get("code")).and_then(Value::as_i64));
+            Some(Event::Last(frame, error_code)) => {
                 let status = match error_code {
-                    Some(code) if !legacy => status_for(i32::try_from(code).unwrap_or(0)),
+                    Some(code) if !legacy => status_for(code),
                     _ => StatusCode::OK,
                 };
                 (json_response(status, frame), error_code.is_none())
