@@ -84,13 +84,10 @@ fn line(method: &str, params: Value) -> String {
 /// What a transport does for one line: decode, dispatch, encode the response.
 async fn serve_line(server: &Server, session: &Arc<Session>, text: &str) -> String {
     let Ok(JsonRpcMessage::Request(request)) = decode_message(text) else { panic!("not a request: {text}") };
-    let id = request.id.clone();
     let (tx, _rx) = mpsc::channel(8);
-    let result = server.handle_request(session, request, tx).await;
-    match result {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
-        Err(e) => panic!("error: {e:?}"),
-    }
+    let frame = server.respond(session, request, tx).await;
+    assert!(!frame.contains(r#""error""#), "{frame}");
+    frame
 }
 
 fn runtime() -> tokio::runtime::Runtime {

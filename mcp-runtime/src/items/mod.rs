@@ -25,7 +25,7 @@ pub mod template;
 
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
-pub(crate) use router::{Items, SharedItems};
+pub(crate) use router::{Items, ListKind, SharedItems};
 
 use crate::Error;
 use crate::protocol::{

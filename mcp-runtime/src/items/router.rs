@@ -100,6 +100,7 @@ impl Items {
             template_reads: self.templates.into_iter().map(|(_, parsed, read)| (parsed, read)).collect(),
             disabled_tools: RwLock::default(),
             disabled_prompts: RwLock::default(),
+            encoded: RwLock::default(),
         })
     }
 }
@@ -117,6 +118,17 @@ pub(crate) struct SharedItems {
     /// Tools and prompts taken out of service at run time, by name.
     disabled_tools: RwLock<HashSet<String>>,
     disabled_prompts: RwLock<HashSet<String>>,
+    /// Finished list responses, encoded once per list and era (cleared on changes).
+    encoded: RwLock<HashMap<(ListKind, bool), Arc<str>>>,
+}
+
+/// The lists the items serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceTemplates,
 }
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -134,6 +146,7 @@ impl SharedItems {
             return false;
         }
         let mut disabled = write(&self.disabled_tools);
+        write(&self.encoded).clear();
         if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
     }
 
@@ -143,7 +156,45 @@ impl SharedItems {
             return false;
         }
         let mut disabled = write(&self.disabled_prompts);
+        write(&self.encoded).clear();
         if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
+    }
+
+    /// The finished response for `kind` in this era, encoded by `encode` the first time.
+    pub(crate) fn encoded_list(
+        &self,
+        kind: ListKind,
+        legacy: bool,
+        encode: impl FnOnce(&Self) -> Result<String, Error>,
+    ) -> Result<Arc<str>, Error> {
+        if let Some(done) = read(&self.encoded).get(&(kind, legacy)) {
+            return Ok(Arc::clone(done));
+        }
+        let text: Arc<str> = Arc::from(encode(self)?);
+        write(&self.encoded).insert((kind, legacy), Arc::clone(&text));
+        Ok(text)
+    }
+
+    /// Whether the items serve `kind` (rather than a hand-written handler, or nothing).
+    pub(crate) fn serves(&self, kind: ListKind) -> bool {
+        match kind {
+            ListKind::Tools => !self.tool_calls.is_empty(),
+            ListKind::Prompts => !self.prompt_gets.is_empty(),
+            ListKind::Resources | ListKind::ResourceTemplates => {
+                !self.static_reads.is_empty() || !self.template_reads.is_empty()
+            }
+        }
+    }
+
+    /// Serve `kind` from the item tables, typed.
+    pub(crate) fn list(&self, kind: ListKind) -> Result<serde_json::Value, Error> {
+        let value = match kind {
+            ListKind::Tools => serde_json::to_value(self.list_tools()),
+            ListKind::Prompts => serde_json::to_value(self.list_prompts()),
+            ListKind::Resources => serde_json::to_value(self.list_resources()),
+            ListKind::ResourceTemplates => serde_json::to_value(self.list_templates()),
+        };
+        value.map_err(|e| Error::internal(e.to_string()))
     }
 
     pub(crate) fn list_tools(&self) -> ListToolsResult {

@@ -33,6 +33,24 @@ impl Default for ConnectionConfig {
 }
 
 /// Encode a success response.
+/// Encode a result response from a [`Payload`](super::dispatch::Payload): an encoded
+/// result is spliced in as is.
+pub(crate) fn payload_frame(id: RequestId, payload: super::dispatch::Payload) -> String {
+    match payload {
+        super::dispatch::Payload::Value(value) => result_frame(id, value),
+        super::dispatch::Payload::Encoded(text) => {
+            let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".to_owned());
+            let mut frame = String::with_capacity(text.len() + id.len() + 32);
+            frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
+            frame.push_str(&id);
+            frame.push_str(r#","result":"#);
+            frame.push_str(&text);
+            frame.push('}');
+            frame
+        }
+    }
+}
+
 pub(crate) fn result_frame(id: RequestId, result: serde_json::Value) -> String {
     let response = JsonRpcResultResponse { jsonrpc: JsonRpcVersion, id, result };
     serde_json::to_string(&response)
@@ -122,9 +140,9 @@ impl Server {
                         tasks.spawn(async move {
                             let id = request.id.clone();
                             let outcome =
-                                CatchUnwind::new(server.handle_request(&task_session, request, task_tx.clone())).await;
+                                CatchUnwind::new(server.dispatch(&task_session, request, task_tx.clone(), None)).await;
                             let frame = match outcome {
-                                Ok(Ok(result)) => result_frame(id.clone(), result),
+                                Ok(Ok(result)) => payload_frame(id.clone(), result),
                                 Ok(Err(error)) => error_frame(Some(id.clone()), error.into()),
                                 Err(()) => {
                                     tracing::error!(%id, "a handler panicked; answering -32603");

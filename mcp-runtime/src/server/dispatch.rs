@@ -18,6 +18,7 @@ use super::results::{Reply, finish_legacy, finish_modern};
 use super::session::{LegacyState, Session};
 use super::{Server, ServerInner};
 use crate::Error;
+use crate::items::ListKind;
 use crate::protocol::{
     ClientCapabilities, DiscoverResult, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest,
     LoggingLevel, Outcome, ProgressToken, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, keys,
@@ -61,6 +62,22 @@ impl Route {
     }
 }
 
+/// A request's result: a value, or a finished response body encoded once and shared.
+#[derive(Debug, Clone)]
+pub(crate) enum Payload {
+    Value(Value),
+    Encoded(Arc<str>),
+}
+
+impl Payload {
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Payload::Value(value) => value,
+            Payload::Encoded(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
+        }
+    }
+}
+
 fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
     params.and_then(|p| p.get("_meta")).and_then(Value::as_object)
 }
@@ -92,14 +109,40 @@ impl Server {
         notifications: mpsc::Sender<String>,
         auth: Option<Arc<crate::auth::AuthInfo>>,
     ) -> Result<Value, Error> {
+        self.dispatch(session, request, notifications, auth).await.map(Payload::into_value)
+    }
+
+    /// Serve one request and encode its response line (result or error), as the stdio and
+    /// HTTP transports do. For custom transports and benchmarks.
+    pub async fn respond(
+        &self,
+        session: &Arc<Session>,
+        request: JsonRpcRequest,
+        notifications: mpsc::Sender<String>,
+    ) -> String {
+        let id = request.id.clone();
+        match self.dispatch(session, request, notifications, None).await {
+            Ok(payload) => super::payload_frame(id, payload),
+            Err(error) => super::error_frame(Some(id), error.into()),
+        }
+    }
+
+    /// Serve one request, the result possibly already encoded (transports write it as is).
+    pub(crate) async fn dispatch(
+        &self,
+        session: &Arc<Session>,
+        request: JsonRpcRequest,
+        notifications: mpsc::Sender<String>,
+        auth: Option<Arc<crate::auth::AuthInfo>>,
+    ) -> Result<Payload, Error> {
         let JsonRpcRequest { id, method, params, .. } = request;
         let modern = meta_of(params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern {
             if method == methods::INITIALIZE {
-                return self.initialize(session, params);
+                return self.initialize(session, params).map(Payload::Value);
             }
             if method == methods::PING {
-                return Ok(json!({}));
+                return Ok(Payload::Value(json!({})));
             }
             if session.is_legacy() {
                 return self.legacy_request(session, id, &method, params, notifications, auth).await;
@@ -116,7 +159,7 @@ impl Server {
         mut params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
         auth: Option<Arc<crate::auth::AuthInfo>>,
-    ) -> Result<Value, Error> {
+    ) -> Result<Payload, Error> {
         let server = self.inner();
         let Some(route) = Route::find(server, method, true) else {
             return Err(Error::method_not_found(method));
@@ -135,6 +178,9 @@ impl Server {
             server: self.clone(),
             auth,
         });
+        if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
+            return Ok(Payload::Encoded(text));
+        }
         let sealing = open_request_state(server, &ctx, method, &mut params)?;
         let mut reply = self.run(route, ctx.clone(), params).await?;
         if let (Reply::InputRequired(ir), Some((boundary, binding, principal))) = (&mut reply, &sealing)
@@ -142,7 +188,39 @@ impl Server {
         {
             ir.request_state = Some(boundary.outbound(binding, state, principal.as_deref())?);
         }
-        finish_modern(server, reply, ctx.client_capabilities())
+        finish_modern(server, reply, ctx.client_capabilities()).map(Payload::Value)
+    }
+
+    /// A list served by the macro items, finished and encoded once (no cursor: the item
+    /// lists are not paginated).
+    fn encoded_list(&self, route: Route, params: Option<&JsonObject>, legacy: bool) -> Result<Option<Arc<str>>, Error> {
+        let kind = match route {
+            Route::ListTools => ListKind::Tools,
+            Route::ListPrompts => ListKind::Prompts,
+            Route::ListResources => ListKind::Resources,
+            Route::ListResourceTemplates => ListKind::ResourceTemplates,
+            _ => return Ok(None),
+        };
+        let server = self.inner();
+        let Some(items) = server.items.as_ref().filter(|items| items.serves(kind)) else { return Ok(None) };
+        if params.is_some_and(|p| p.get("cursor").is_some_and(|c| !c.is_null())) {
+            return Ok(None);
+        }
+        items
+            .encoded_list(kind, legacy, |items| {
+                let result = match items.list(kind)? {
+                    Value::Object(map) => map,
+                    _ => return Err(Error::internal("Handler returned an invalid result")),
+                };
+                let reply = Reply::Complete { result, cacheable: true };
+                let value = if legacy {
+                    finish_legacy(reply)?
+                } else {
+                    finish_modern(server, reply, &crate::protocol::ClientCapabilities::default())?
+                };
+                serde_json::to_string(&value).map_err(|e| Error::internal(e.to_string()))
+            })
+            .map(Some)
     }
 
     async fn legacy_request(
@@ -153,7 +231,7 @@ impl Server {
         mut params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
         auth: Option<Arc<crate::auth::AuthInfo>>,
-    ) -> Result<Value, Error> {
+    ) -> Result<Payload, Error> {
         let Some(state) = session.legacy() else {
             return Err(Error::internal("Internal error"));
         };
@@ -167,12 +245,12 @@ impl Server {
                 return Err(Error::invalid_params("Invalid params: uri must be a string"));
             };
             session.set_subscribed(uri, method == methods::RESOURCES_SUBSCRIBE);
-            return Ok(json!({}));
+            return Ok(Payload::Value(json!({})));
         }
         if method == methods::LOGGING_SET_LEVEL {
             let p: SetLevelParams = parse(params)?;
             session.set_log_level(p.level);
-            return Ok(json!({}));
+            return Ok(Payload::Value(json!({})));
         }
         let Some(route) = Route::find(self.inner(), method, false) else {
             return Err(Error::method_not_found(method));
@@ -196,9 +274,12 @@ impl Server {
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern
         // one, so that no handler ever sees state this server did not seal.
+        if let Some(text) = self.encoded_list(route, params.as_ref(), true)? {
+            return Ok(Payload::Encoded(text));
+        }
         open_request_state(self.inner(), &ctx, method, &mut params)?;
         let reply = self.run(route, ctx, params).await?;
-        finish_legacy(reply)
+        finish_legacy(reply).map(Payload::Value)
     }
 
     fn initialize(&self, session: &Session, params: Option<JsonObject>) -> Result<Value, Error> {

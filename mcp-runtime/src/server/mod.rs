@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 pub use changes::Change;
 pub use connection::ConnectionConfig;
-pub(crate) use connection::{error_frame, result_frame};
+pub(crate) use connection::{error_frame, payload_frame};
 pub use context::{Context, RequestContext};
 pub use handlers::{BoxFuture, Handler};
 pub(crate) use panic::CatchUnwind;

@@ -9,7 +9,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use super::body::Event;
 use crate::Server;
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcRequest};
-use crate::server::{CatchUnwind, Session, error_frame, result_frame};
+use crate::server::{CatchUnwind, Session, error_frame, payload_frame};
 
 /// Start serving `request`; events arrive on the returned receiver. Dropping the
 /// receiver (the client went away) drops the handler.
@@ -28,7 +28,7 @@ pub(crate) fn start(
     let work = async move {
         let _permit = permit;
         let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
-        let handler = CatchUnwind::new(server.handle_request_as(&task_session, request, notify_tx, auth));
+        let handler = CatchUnwind::new(server.dispatch(&task_session, request, notify_tx, auth));
         tokio::pin!(handler);
         let outcome = loop {
             tokio::select! {
@@ -54,7 +54,7 @@ pub(crate) fn start(
             }
         }
         let (frame, code) = match outcome {
-            Ok(Ok(result)) => (result_frame(task_id.clone(), result), None),
+            Ok(Ok(result)) => (payload_frame(task_id.clone(), result), None),
             Ok(Err(error)) => {
                 let error: ErrorObject = error.into();
                 let code = error.code;
