@@ -42,6 +42,7 @@ pub use changes::Change;
 pub use connection::ConnectionConfig;
 pub(crate) use connection::{error_frame, payload_frame};
 pub use context::{Context, RequestContext};
+pub(crate) use dispatch::Payload;
 pub use handlers::{BoxFuture, Handler};
 pub(crate) use panic::CatchUnwind;
 pub(crate) use results::missing_capability;

@@ -11,6 +11,103 @@ use crate::Server;
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcRequest};
 use crate::server::{CatchUnwind, Session, error_frame, payload_frame};
 
+/// How a request served in line ended: a whole answer, or a stream that began with a
+/// notification (the rest arrives on the receiver).
+pub(crate) enum Served {
+    /// The final frame and its JSON-RPC error code, if it is an error.
+    Done(String, Option<i32>),
+    /// The first event, and the rest.
+    Streaming(Event, mpsc::Receiver<Event>),
+}
+
+/// Serve a 2026-07-28 request in the caller's task: most handlers finish without a
+/// notification, and their answer needs no task, no channel of events and no SSE framing.
+/// If the handler sends a notification first, the rest continues in a task, as [`start`].
+/// Dropping the returned future (the client went away) drops the handler.
+pub(crate) async fn serve_inline(
+    server: Server,
+    session: Arc<Session>,
+    request: JsonRpcRequest,
+    permit: OwnedSemaphorePermit,
+    auth: Option<Arc<crate::auth::AuthInfo>>,
+) -> Served {
+    let id = request.id.clone();
+    let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
+    let mut handler = Box::pin(async move {
+        let _permit = permit;
+        CatchUnwind::new(server.dispatch(&session, request, notify_tx, auth)).await
+    });
+    tokio::select! {
+        biased;
+        outcome = &mut handler => {
+            if let Ok(first) = notify_rx.try_recv() {
+                // Notifications raced the answer: stream them, then the answer.
+                let (events, receiver) = mpsc::channel(64);
+                let (frame, code) = final_frame(&id, outcome);
+                tokio::spawn(async move {
+                    while let Ok(more) = notify_rx.try_recv() {
+                        if events.send(Event::Message(more)).await.is_err() {
+                            return;
+                        }
+                    }
+                    let _ = events.send(Event::Last(frame, code)).await;
+                });
+                return Served::Streaming(Event::Message(first), receiver);
+            }
+            let (frame, code) = final_frame(&id, outcome);
+            Served::Done(frame, code)
+        }
+        Some(first) = notify_rx.recv() => {
+            let (events, receiver) = mpsc::channel(64);
+            tokio::spawn(async move {
+                let outcome = loop {
+                    tokio::select! {
+                        biased;
+                        () = events.closed() => {
+                            tracing::debug!(%id, "client went away; cancelling the request");
+                            return;
+                        }
+                        Some(frame) = notify_rx.recv() => {
+                            if events.send(Event::Message(frame)).await.is_err() {
+                                return;
+                            }
+                        }
+                        outcome = &mut handler => break outcome,
+                    }
+                };
+                while let Ok(frame) = notify_rx.try_recv() {
+                    if events.send(Event::Message(frame)).await.is_err() {
+                        return;
+                    }
+                }
+                let (frame, code) = final_frame(&id, outcome);
+                let _ = events.send(Event::Last(frame, code)).await;
+            });
+            Served::Streaming(Event::Message(first), receiver)
+        }
+    }
+}
+
+/// The final response line of a handler's outcome, and its error code if it is an error.
+fn final_frame(
+    id: &crate::protocol::RequestId,
+    outcome: Result<Result<crate::server::Payload, crate::Error>, ()>,
+) -> (String, Option<i32>) {
+    match outcome {
+        Ok(Ok(result)) => (payload_frame(id.clone(), result), None),
+        Ok(Err(error)) => {
+            let error: ErrorObject = error.into();
+            let code = error.code;
+            (error_frame(Some(id.clone()), error), Some(code))
+        }
+        Err(()) => {
+            tracing::error!(%id, "a handler panicked; answering -32603");
+            let error = ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
+            (error_frame(Some(id.clone()), error), Some(ErrorCode::INTERNAL_ERROR))
+        }
+    }
+}
+
 /// Start serving `request`; events arrive on the returned receiver. Dropping the
 /// receiver (the client went away) drops the handler.
 pub(crate) fn start(
@@ -53,20 +150,7 @@ pub(crate) fn start(
                 return;
             }
         }
-        let (frame, code) = match outcome {
-            Ok(Ok(result)) => (payload_frame(task_id.clone(), result), None),
-            Ok(Err(error)) => {
-                let error: ErrorObject = error.into();
-                let code = error.code;
-                (error_frame(Some(task_id.clone()), error), Some(code))
-            }
-            Err(()) => {
-                tracing::error!(id = %task_id, "a handler panicked; answering -32603");
-                let error =
-                    ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
-                (error_frame(Some(task_id.clone()), error), Some(ErrorCode::INTERNAL_ERROR))
-            }
-        };
+        let (frame, code) = final_frame(&task_id, outcome);
         task_session.finish_request(&task_id);
         let _ = events.send(Event::Last(frame, code)).await;
     };

@@ -582,7 +582,19 @@ impl State {
             return (response, false);
         };
         let id = request.id.clone();
-        let mut events = exchange::start(self.server.clone(), session, request, legacy, permit, auth);
+        let mut events = if legacy {
+            exchange::start(self.server.clone(), session, request, legacy, permit, auth)
+        } else {
+            match exchange::serve_inline(self.server.clone(), session, request, permit, auth).await {
+                exchange::Served::Done(frame, error_code) => {
+                    let status = error_code.map_or(StatusCode::OK, status_for);
+                    return (json_response(status, frame), error_code.is_none());
+                }
+                exchange::Served::Streaming(first, rest) => {
+                    return (sse_response(HttpBody::sse(Some(first), rest, self.config.sse_keep_alive), None), true);
+                }
+            }
+        };
         match events.recv().await {
             Some(Event::Last(frame, error_code)) => {
                 let status = match error_code {
