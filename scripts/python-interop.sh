@@ -8,22 +8,10 @@
 # Installs the SDK into .tools/pyvenv when it is missing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib/pyvenv.sh
+. "$root/scripts/lib/pyvenv.sh"
+ensure_pyvenv "$root" "python interop"
 venv="$root/.tools/pyvenv"
-sdk_version="2.3.0"
-
-installed() {
-  "$venv/bin/python" - "$sdk_version" 2>/dev/null <<'EOF'
-import importlib.metadata, sys
-sys.exit(importlib.metadata.version("mcp") != sys.argv[1])
-EOF
-}
-
-if ! installed; then
-  echo "== installing mcp==$sdk_version into $venv"
-  python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$sdk_version"
-  installed || { echo "python interop: mcp==$sdk_version did not install into $venv" >&2; exit 1; }
-fi
 
 cd "$root"
 cargo build -q -p mcp-examples --bin provisioner --bin client_interop
