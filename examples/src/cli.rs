@@ -1,7 +1,36 @@
 //! The command line every example server shares: `NAME stdio`, `NAME http HOST:PORT`, or
 //! `NAME describe` (print every tool, prompt and resource as Markdown).
 
+use std::time::Duration;
+
 use mcp::Server;
+
+/// How long in-flight requests may take to finish after SIGTERM or Ctrl-C.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Resolves on SIGTERM (or Ctrl-C): the signal to stop gracefully.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops gracefully");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::info!("stopping: finishing in-flight requests");
+}
 
 /// Serve `server` as the command line says; returns the process exit code.
 pub async fn run(server: Server) -> std::process::ExitCode {
@@ -26,7 +55,14 @@ pub async fn run(server: Server) -> std::process::ExitCode {
                 return std::process::ExitCode::from(2);
             };
             tracing::info!(%addr, "serving Streamable HTTP at http://{addr}/mcp");
-            match server.serve_http(addr).await {
+            let served = match tokio::net::TcpListener::bind(addr).await {
+                Ok(listener) => {
+                    let config = mcp::transport::http::HttpConfig::for_addr(addr);
+                    server.serve_http_until(listener, config, terminated(), SHUTDOWN_GRACE).await
+                }
+                Err(e) => Err(e),
+            };
+            match served {
                 Ok(()) => std::process::ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("{program}: cannot serve http://{addr}/mcp: {e}");

@@ -163,9 +163,31 @@ impl Server {
 
     /// Serve Streamable HTTP on an already bound listener.
     pub async fn serve_http_listener(&self, listener: TcpListener, config: HttpConfig) -> std::io::Result<()> {
+        self.serve_http_until(listener, config, std::future::pending(), Duration::ZERO).await
+    }
+
+    /// Serve Streamable HTTP until `shutdown` completes, then stop gracefully: stop
+    /// accepting, let every connection finish the requests it is serving (idle keep-alive
+    /// connections close at once), and return when they are done or after `grace`, whichever
+    /// comes first (requests still running then are dropped, which cancels them).
+    pub async fn serve_http_until(
+        &self,
+        listener: TcpListener,
+        config: HttpConfig,
+        shutdown: impl Future<Output = ()>,
+        grace: Duration,
+    ) -> std::io::Result<()> {
         let service = self.http_service(config);
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let mut connections = tokio::task::JoinSet::new();
+        tokio::pin!(shutdown);
         loop {
-            let (stream, peer) = match listener.accept().await {
+            let accepted = tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => accepted,
+            };
+            while connections.try_join_next().is_some() {}
+            let (stream, peer) = match accepted {
                 Ok(conn) => conn,
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed; retrying");
@@ -177,17 +199,44 @@ impl Server {
                 tracing::debug!(error = %e, "could not set TCP_NODELAY");
             }
             let service = service.clone();
-            tokio::spawn(async move {
+            let mut stop = stop_rx.clone();
+            connections.spawn(async move {
                 let io = hyper_util::rt::TokioIo::new(stream);
                 let hyper_service = hyper::service::service_fn(move |request| {
                     let mut service = service.clone();
                     tower_service::Service::call(&mut service, request)
                 });
-                if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service).await {
+                let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service);
+                tokio::pin!(connection);
+                let finished = tokio::select! {
+                    ended = connection.as_mut() => Some(ended),
+                    stopping = stop.wait_for(|stop| *stop) => stopping.map(|_| None).unwrap_or(None),
+                };
+                let ended = match finished {
+                    Some(ended) => ended,
+                    None => {
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
+                };
+                if let Err(e) = ended {
                     tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
                 }
             });
         }
+        drop(listener);
+        let in_flight = connections.len();
+        tracing::info!(connections = in_flight, "shutting down: no new connections; finishing in-flight requests");
+        let _ = stop_tx.send(true);
+        let drained = tokio::time::timeout(grace, async { while connections.join_next().await.is_some() {} }).await;
+        if drained.is_err() {
+            tracing::warn!(
+                remaining = connections.len(),
+                "shutdown grace period over; dropping the remaining requests"
+            );
+            connections.shutdown().await;
+        }
+        Ok(())
     }
 }
 
