@@ -10,7 +10,7 @@
 
 use mcp::protocol::{
     ElicitAction, ElicitRequestParams, ElicitationSchema, GetPromptOutcome, GetPromptResult, InputRequest,
-    InputRequiredResult, PromptMessage, ReadResourceOutcome, ReadResourceResult, ResourceContents, SamplingContent,
+    InputRequiredResult, PromptMessage, ReadResourceOutcome, ReadResourceResult, ResourceContents,
     TextResourceContents,
 };
 use mcp::resolve::{Elicit, ElicitForm, ListRoots, Sample};
@@ -113,17 +113,8 @@ pub fn suggest_name(
     topic: String,
     suggestion: Resolve<sample_name>,
 ) -> String {
-    let text: Vec<&str> = suggestion
-        .content
-        .as_slice()
-        .iter()
-        .filter_map(|block| match block {
-            SamplingContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect();
     let _ = topic;
-    format!("Suggested: {}", text.join(""))
+    format!("Suggested: {}", suggestion.text())
 }
 
 /// Asks for the client's roots.

@@ -139,15 +139,7 @@ fn roots_answer(uris: &[&str]) -> Value {
 
 /// The text of a sampling result's blocks.
 fn sampled_text(result: &CreateMessageResult) -> String {
-    result
-        .content
-        .as_slice()
-        .iter()
-        .filter_map(|block| match block {
-            SamplingContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
+    result.text()
 }
 
 /// How a question reads, for scripts and assertions: an elicitation's message,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp::protocol::{CreateMessageResult, SamplingContent};
+use mcp::protocol::CreateMessageResult;
 use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
 use mcp::transport::http::HttpConfig;
 use mcp::{Resolve, Server};
@@ -91,15 +91,7 @@ fn workspace_roots() -> ListRoots {
 }
 
 fn sampled_text(result: &CreateMessageResult) -> String {
-    result
-        .content
-        .as_slice()
-        .iter()
-        .filter_map(|block| match block {
-            SamplingContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
+    result.text()
 }
 
 /// One question of each kind.

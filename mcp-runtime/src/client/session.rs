@@ -179,6 +179,10 @@ impl ClientBuilder {
 
     async fn finish(self, link: Arc<dyn Link>) -> Result<Client, ClientError> {
         let capabilities = self.callbacks.capabilities();
+        let meta_values = (
+            serde_json::to_value(&capabilities).unwrap_or_default(),
+            serde_json::to_value(&self.info).unwrap_or_default(),
+        );
         let mut inner = Inner {
             link,
             callbacks: self.callbacks,
@@ -193,6 +197,7 @@ impl ClientBuilder {
             instructions: None,
             header_params: Mutex::new(None),
             progress_tokens: AtomicU64::new(1),
+            meta_values,
         };
         super::negotiate::negotiate(&mut inner, &self.mode).await?;
         Ok(Client { inner: Arc::new(inner) })
@@ -214,6 +219,8 @@ pub(crate) struct Inner {
     /// `x-mcp-header` annotations from the last `tools/list` (HTTP, 2026-07-28).
     header_params: Mutex<Option<HashMap<String, Vec<HeaderParam>>>>,
     progress_tokens: AtomicU64,
+    /// The capabilities and client info as `_meta` values, encoded once.
+    meta_values: (Value, Value),
 }
 
 impl Inner {
@@ -228,8 +235,8 @@ impl Inner {
         let Value::Object(meta) = meta else { return params };
         if let LinkEra::Modern(version) = &self.era {
             meta.insert(keys::PROTOCOL_VERSION.into(), Value::String(version.clone()));
-            meta.insert(keys::CLIENT_CAPABILITIES.into(), serde_json::to_value(&self.capabilities).unwrap_or_default());
-            meta.insert(keys::CLIENT_INFO.into(), serde_json::to_value(&self.info).unwrap_or_default());
+            meta.insert(keys::CLIENT_CAPABILITIES.into(), self.meta_values.0.clone());
+            meta.insert(keys::CLIENT_INFO.into(), self.meta_values.1.clone());
             if let Some(level) = self.log_level {
                 meta.insert(keys::LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or_default());
             }

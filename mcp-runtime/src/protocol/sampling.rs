@@ -160,3 +160,17 @@ pub struct CreateMessageResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+impl CreateMessageResult {
+    /// The text of the result's text blocks, concatenated (other blocks are skipped).
+    pub fn text(&self) -> String {
+        self.content
+            .as_slice()
+            .iter()
+            .filter_map(|block| match block {
+                SamplingContent::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
