@@ -161,6 +161,10 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// The request's protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// The server is at its limit of requests in flight; retry later.
+    pub const SERVER_BUSY: i32 = -32000;
+    /// The handler ran longer than the server's handler timeout and was cancelled.
+    pub const REQUEST_TIMEOUT: i32 = -32001;
 }
 
 /// A decoded message of any kind, with its params or result left as JSON.
@@ -278,17 +282,31 @@ impl DecodeError {
     }
 }
 
-/// Decode one message from text.
+/// Decode one message from text, nested at most
+/// [`DEFAULT_MAX_JSON_DEPTH`](super::DEFAULT_MAX_JSON_DEPTH) levels.
 ///
-/// Malformed JSON is a `-32700` parse error; JSON that is not a message is `-32600`.
+/// Malformed JSON is a `-32700` parse error; JSON nested too deeply, with a duplicate key,
+/// or that is not a message is `-32600`.
 pub fn decode_message(text: &str) -> Result<JsonRpcMessage, Box<DecodeError>> {
-    let value: Value = serde_json::from_str(text).map_err(|_| {
-        Box::new(DecodeError {
-            id: None,
-            code: ErrorCode::PARSE_ERROR,
-            message: "Parse error: Invalid JSON".into(),
-            method: None,
-        })
+    decode_message_with(text, super::DEFAULT_MAX_JSON_DEPTH)
+}
+
+/// [`decode_message`] with an explicit nesting limit (every `{` and `[` counts, the
+/// message object included; `serde_json` itself stops at 128).
+pub fn decode_message_with(text: &str, max_depth: usize) -> Result<JsonRpcMessage, Box<DecodeError>> {
+    let value = super::parse_strict(text, max_depth).map_err(|e| {
+        let (code, message) = match e {
+            super::StrictJsonError::Syntax => (ErrorCode::PARSE_ERROR, "Parse error: Invalid JSON".to_owned()),
+            super::StrictJsonError::TooDeep => {
+                tracing::warn!(limit = max_depth, "rejecting a message nested too deeply");
+                (ErrorCode::INVALID_REQUEST, format!("Invalid Request: JSON nested deeper than {max_depth} levels"))
+            }
+            super::StrictJsonError::DuplicateKey => {
+                tracing::warn!("rejecting a message with a duplicate JSON key");
+                (ErrorCode::INVALID_REQUEST, "Invalid Request: duplicate key in a JSON object".to_owned())
+            }
+        };
+        Box::new(DecodeError { id: None, code, message, method: None })
     })?;
     JsonRpcMessage::from_value(value)
 }

@@ -19,6 +19,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod strict;
 mod tag;
 mod tools;
 
@@ -36,6 +37,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use strict::{DEFAULT_MAX_JSON_DEPTH, StrictJsonError, parse_strict};
 pub use tools::*;
 
 /// An opaque pagination cursor.

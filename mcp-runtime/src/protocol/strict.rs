@@ -1,0 +1,181 @@
+//! Reading untrusted JSON into a [`Value`] with two rules `serde_json` does not enforce:
+//! a nesting limit far below its stack-protecting 128, and no duplicate keys in an object.
+//!
+//! Duplicate keys are refused rather than resolved (last wins in `serde_json`, first wins in
+//! some proxies): a message that two parsers read differently must not reach a handler.
+
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// The default nesting limit: every `{` or `[` counts, the message object included.
+pub const DEFAULT_MAX_JSON_DEPTH: usize = 64;
+
+/// Why strict reading failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrictJsonError {
+    /// Not JSON at all (syntax, unpaired surrogate escape, trailing bytes, truncation).
+    Syntax,
+    /// Nested deeper than the limit.
+    TooDeep,
+    /// An object repeats a key.
+    DuplicateKey,
+}
+
+/// Parse `text` as one JSON value nested at most `max_depth` levels, with unique keys.
+pub fn parse_strict(text: &str, max_depth: usize) -> Result<Value, StrictJsonError> {
+    let violation = Cell::new(None);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let seed = Strict { depth_left: max_depth, violation: &violation };
+    let parsed = seed.deserialize(&mut deserializer).and_then(|value| deserializer.end().map(|()| value));
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(_) => Err(violation.get().unwrap_or(StrictJsonError::Syntax)),
+    }
+}
+
+/// One level of the value being read: how many more levels may open below it.
+#[derive(Clone, Copy)]
+struct Strict<'a> {
+    depth_left: usize,
+    violation: &'a Cell<Option<StrictJsonError>>,
+}
+
+impl Strict<'_> {
+    fn fail<E: de::Error>(&self, why: StrictJsonError) -> E {
+        self.violation.set(Some(why));
+        E::custom(match why {
+            StrictJsonError::TooDeep => "nested too deeply",
+            StrictJsonError::DuplicateKey => "duplicate key",
+            StrictJsonError::Syntax => "invalid JSON",
+        })
+    }
+
+    /// The seed for the values inside a container opened at this level.
+    fn open<E: de::Error>(&self) -> Result<Self, E> {
+        match self.depth_left.checked_sub(1) {
+            Some(depth_left) => Ok(Strict { depth_left, ..*self }),
+            None => Err(self.fail(StrictJsonError::TooDeep)),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.open()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.open()?;
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(inner)?;
+            if object.insert(key, value).is_some() {
+                return Err(self.fail(StrictJsonError::DuplicateKey));
+            }
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(levels: usize) -> String {
+        format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        let text = r#"{"a":[1,-2,3.5,true,null,"x\u00e9"],"b":{"c":{}},"d":18446744073709551615}"#;
+        let strict = parse_strict(text, DEFAULT_MAX_JSON_DEPTH);
+        let plain: Value = serde_json::from_str(text).unwrap_or_default();
+        assert_eq!(strict, Ok(plain));
+    }
+
+    #[test]
+    fn depth_counts_every_container() {
+        assert!(parse_strict(&nested(3), 3).is_ok());
+        assert_eq!(parse_strict(&nested(4), 3), Err(StrictJsonError::TooDeep));
+        assert_eq!(parse_strict(r#"{"a":{"b":[1]}}"#, 2), Err(StrictJsonError::TooDeep));
+        assert!(parse_strict(r#"{"a":{"b":1}}"#, 2).is_ok());
+        assert!(parse_strict("7", 0).is_ok());
+    }
+
+    #[test]
+    fn far_too_deep_is_too_deep_not_a_stack_overflow() {
+        assert_eq!(parse_strict(&nested(100_000), DEFAULT_MAX_JSON_DEPTH), Err(StrictJsonError::TooDeep));
+        // An unterminated deep prefix still reports the depth it reached first.
+        assert_eq!(parse_strict(&"[".repeat(1000), DEFAULT_MAX_JSON_DEPTH), Err(StrictJsonError::TooDeep));
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_at_any_depth() {
+        assert_eq!(parse_strict(r#"{"a":1,"a":2}"#, 8), Err(StrictJsonError::DuplicateKey));
+        assert_eq!(parse_strict(r#"{"x":[{"k":1,"k":1}]}"#, 8), Err(StrictJsonError::DuplicateKey));
+        // Escapes are decoded before comparing.
+        assert_eq!(parse_strict(r#"{"a":1,"\u0061":2}"#, 8), Err(StrictJsonError::DuplicateKey));
+        assert!(parse_strict(r#"{"a":{"a":1}}"#, 8).is_ok());
+    }
+
+    #[test]
+    fn syntax_errors_stay_syntax_errors() {
+        for text in ["", "{", r#"{"a":}"#, r#""\ud800""#, "[1] [2]", "{'a':1}", "nul"] {
+            assert_eq!(parse_strict(text, 8), Err(StrictJsonError::Syntax), "{text:?}");
+        }
+    }
+}
