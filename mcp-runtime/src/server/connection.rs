@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::Server;
@@ -13,7 +13,7 @@ use super::panic::CatchUnwind;
 use super::session::Session;
 use crate::protocol::{
     ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcResultResponse, JsonRpcVersion, RequestId,
-    decode_message,
+    decode_message_with,
 };
 use crate::transport::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
@@ -22,13 +22,31 @@ use crate::transport::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 pub struct ConnectionConfig {
     /// The largest message accepted, in bytes; longer lines get `-32600` and are discarded.
     pub max_message_bytes: usize,
-    /// How long in-flight requests may run after the input closes.
+    /// How many requests may run at once on the connection; more get `-32000` (server busy).
+    pub max_in_flight: usize,
+    /// How long in-flight requests may run after the input closes (or the shutdown signal).
     pub shutdown_grace: Duration,
 }
 
+/// Default [`ConnectionConfig::max_in_flight`].
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+
 impl Default for ConnectionConfig {
     fn default() -> Self {
-        ConnectionConfig { max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES, shutdown_grace: Duration::from_secs(5) }
+        ConnectionConfig {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            shutdown_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The error for a request refused because too many are in flight.
+pub(crate) fn busy() -> ErrorObject {
+    ErrorObject {
+        code: ErrorCode::SERVER_BUSY,
+        message: "Server busy: too many requests in flight; retry later".into(),
+        data: None,
     }
 }
 
@@ -77,13 +95,31 @@ impl Server {
     pub async fn serve_connection_with<R, W>(
         &self,
         reader: R,
-        mut writer: W,
+        writer: W,
         config: ConnectionConfig,
     ) -> std::io::Result<()>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        self.serve_connection_until(reader, writer, config, std::future::pending()).await
+    }
+
+    /// [`serve_connection_with`](Server::serve_connection_with) that also stops reading when
+    /// `shutdown` resolves; requests in flight then get `config.shutdown_grace` to finish
+    /// and their responses are written before it returns.
+    pub async fn serve_connection_until<R, W>(
+        &self,
+        reader: R,
+        mut writer: W,
+        config: ConnectionConfig,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> std::io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let mut shutdown = std::pin::pin!(shutdown);
         let (tx, mut rx) = mpsc::channel::<String>(1024);
         let writer_task = tokio::spawn(async move {
             while let Some(frame) = rx.recv().await {
@@ -98,10 +134,18 @@ impl Server {
         });
         let session = Arc::new(Session::new());
         let mut tasks = JoinSet::new();
+        let slots = Arc::new(Semaphore::new(config.max_in_flight));
         let mut lines = LineReader::new(reader, config.max_message_bytes);
         let read_result = loop {
             while tasks.try_join_next().is_some() {}
-            let frame = match lines.next_frame().await {
+            let next = tokio::select! {
+                next = lines.next_frame() => next,
+                () = &mut shutdown => {
+                    tracing::info!(in_flight = tasks.len(), "shutting down: no longer reading requests");
+                    break Ok(());
+                }
+            };
+            let frame = match next {
                 Ok(frame) => frame,
                 Err(e) => break Err(e),
             };
@@ -122,9 +166,10 @@ impl Server {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            let max_depth = self.limits().max_json_depth;
             let decoded = match std::str::from_utf8(line) {
-                Ok(text) => decode_message(text),
-                Err(_) => decode_message("\u{0}"),
+                Ok(text) => decode_message_with(text, max_depth),
+                Err(_) => decode_message_with("\u{0}", max_depth),
             };
             match decoded {
                 Err(e) => {
@@ -132,6 +177,13 @@ impl Server {
                     let _ = tx.send(error_frame(e.id.clone(), e.to_error_object())).await;
                 }
                 Ok(JsonRpcMessage::Request(request)) => {
+                    // Released before the response is queued, so a client that waits for
+                    // it before sending more never sees a stale count.
+                    let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
+                        tracing::warn!(limit = config.max_in_flight, "refusing a request: too many in flight");
+                        let _ = tx.send(error_frame(Some(request.id), busy())).await;
+                        continue;
+                    };
                     let id = request.id.clone();
                     let server = self.clone();
                     let task_session = Arc::clone(&session);
@@ -157,6 +209,7 @@ impl Server {
                                 }
                             };
                             task_session.finish_request(&id);
+                            drop(permit);
                             let _ = task_tx.send(frame).await;
                         })
                     });

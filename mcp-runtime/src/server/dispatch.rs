@@ -60,6 +60,22 @@ impl Route {
         };
         available.then_some(route)
     }
+
+    /// The method this route serves.
+    fn method(self) -> &'static str {
+        match self {
+            Route::Discover => methods::SERVER_DISCOVER,
+            Route::ListTools => methods::TOOLS_LIST,
+            Route::CallTool => methods::TOOLS_CALL,
+            Route::ListPrompts => methods::PROMPTS_LIST,
+            Route::GetPrompt => methods::PROMPTS_GET,
+            Route::ListResources => methods::RESOURCES_LIST,
+            Route::ListResourceTemplates => methods::RESOURCES_TEMPLATES_LIST,
+            Route::ReadResource => methods::RESOURCES_READ,
+            Route::Complete => methods::COMPLETION_COMPLETE,
+            Route::Listen => methods::SUBSCRIPTIONS_LISTEN,
+        }
+    }
 }
 
 /// A request's result: a value, or a finished response body encoded once and shared.
@@ -181,6 +197,7 @@ impl Server {
         if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
             return Ok(Payload::Encoded(text));
         }
+        server.limits.check_retry_fields(method, params.as_ref())?;
         let sealing = open_request_state(server, &ctx, method, &mut params)?;
         let mut reply = self.run(route, ctx.clone(), params).await?;
         if let (Reply::InputRequired(ir), Some((boundary, binding, principal))) = (&mut reply, &sealing)
@@ -277,6 +294,7 @@ impl Server {
         if let Some(text) = self.encoded_list(route, params.as_ref(), true)? {
             return Ok(Payload::Encoded(text));
         }
+        self.inner().limits.check_retry_fields(method, params.as_ref())?;
         open_request_state(self.inner(), &ctx, method, &mut params)?;
         let reply = self.run(route, ctx, params).await?;
         finish_legacy(reply).map(Payload::Value)
@@ -307,7 +325,15 @@ impl Server {
         serde_json::to_value(result).map_err(|e| Error::internal(e.to_string()))
     }
 
+    /// Run the route's handler, under the handler timeout (listen streams excepted).
     async fn run(&self, route: Route, ctx: RequestContext, params: Option<JsonObject>) -> Result<Reply, Error> {
+        if route == Route::Listen {
+            return self.run_untimed(route, ctx, params).await;
+        }
+        self.inner().limits.timed(route.method(), self.run_untimed(route, ctx, params)).await
+    }
+
+    async fn run_untimed(&self, route: Route, ctx: RequestContext, params: Option<JsonObject>) -> Result<Reply, Error> {
         let server = self.inner();
         let h = &server.handlers;
         // `Route::find` only returns routes whose handler is set.

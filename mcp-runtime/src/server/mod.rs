@@ -31,6 +31,7 @@ mod connection;
 mod context;
 mod dispatch;
 mod handlers;
+mod limits;
 mod listen;
 mod panic;
 mod results;
@@ -39,11 +40,15 @@ mod session;
 use std::sync::Arc;
 
 pub use changes::Change;
-pub use connection::ConnectionConfig;
-pub(crate) use connection::{error_frame, payload_frame};
+pub use connection::{ConnectionConfig, DEFAULT_MAX_IN_FLIGHT};
+pub(crate) use connection::{busy, error_frame, payload_frame};
 pub use context::{Context, RequestContext};
 pub(crate) use dispatch::Payload;
 pub use handlers::{BoxFuture, Handler};
+pub use limits::{
+    DEFAULT_HANDLER_TIMEOUT, DEFAULT_MAX_INPUT_RESPONSE_BYTES, DEFAULT_MAX_INPUT_RESPONSES,
+    DEFAULT_MAX_REQUEST_STATE_BYTES, Limits,
+};
 pub(crate) use panic::CatchUnwind;
 pub(crate) use results::missing_capability;
 pub use session::Session;
@@ -82,6 +87,7 @@ pub(crate) struct ServerInner {
     pub(crate) items: Option<Arc<crate::items::SharedItems>>,
     pub(crate) boundary: Option<crate::sealing::Boundary>,
     pub(crate) tools_generation: std::sync::atomic::AtomicU64,
+    pub(crate) limits: Limits,
 }
 
 impl Server {
@@ -96,6 +102,7 @@ impl Server {
             items: crate::items::Items::default(),
             security: SecuritySetting::Default,
             boundary: None,
+            limits: Limits::default(),
         }
     }
 
@@ -107,6 +114,11 @@ impl Server {
     /// The capabilities derived from the handlers that are set.
     pub fn capabilities(&self) -> &ServerCapabilities {
         &self.inner.capabilities
+    }
+
+    /// The per-request limits this server enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
     }
 
     pub(crate) fn inner(&self) -> &ServerInner {
@@ -182,6 +194,7 @@ pub struct ServerBuilder {
     items: crate::items::Items,
     security: SecuritySetting,
     boundary: Option<crate::sealing::Boundary>,
+    limits: Limits,
 }
 
 /// Whether `requestState` is sealed.
@@ -276,6 +289,13 @@ impl ServerBuilder {
         /// Handle `completion/complete`.
         on_complete, complete, CompleteParams, CompleteResult
     );
+
+    /// Per-request limits (nesting depth, `inputResponses`, `requestState` length, handler
+    /// timeout); [`Limits::default`] otherwise.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
 
     /// Seal `requestState` with this policy (one line turns sealing on for a low-level server).
     pub fn request_state_security(mut self, security: crate::sealing::RequestStateSecurity) -> Self {
@@ -415,6 +435,7 @@ impl ServerBuilder {
 
     fn finish(self) -> Server {
         let boundary = self.boundary;
+        let limits = self.limits;
         let h = &self.handlers;
         let listed = ListCapability { list_changed: Some(true) };
         let capabilities = ServerCapabilities {
@@ -438,6 +459,7 @@ impl ServerBuilder {
                 items: None,
                 boundary,
                 tools_generation: std::sync::atomic::AtomicU64::new(0),
+                limits,
             }),
         }
     }

@@ -45,7 +45,7 @@ pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
 use crate::auth::AuthInfo;
-use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, RequestId, decode_message, keys, methods};
+use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
 use crate::server::{Change, Session};
 use body::Event;
 use headers::HeaderParam;
@@ -305,6 +305,8 @@ fn status_for(code: i32) -> StatusCode {
         | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
         | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
         ErrorCode::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::REQUEST_TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::OK,
     }
 }
@@ -456,8 +458,8 @@ impl State {
             }
         };
         let decoded = match std::str::from_utf8(&bytes) {
-            Ok(text) => decode_message(text),
-            Err(_) => decode_message("\u{0}"),
+            Ok(text) => decode_message_with(text, self.server.limits().max_json_depth),
+            Err(_) => decode_message_with("\u{0}", self.server.limits().max_json_depth),
         };
         let message = match decoded {
             Ok(message) => message,
@@ -620,13 +622,13 @@ impl State {
         auth: Option<Arc<AuthInfo>>,
     ) -> (Response<HttpBody>, bool) {
         let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
-            tracing::warn!("refusing a request: the concurrent request limit is reached");
-            let mut response = error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                Some(request.id),
-                ErrorCode::INTERNAL_ERROR,
-                "Server busy; retry later",
+            tracing::warn!(
+                limit = self.config.max_concurrent_requests,
+                "refusing a request: the concurrent request limit is reached"
             );
+            let busy = crate::server::busy();
+            let mut response =
+                error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), busy.code, &busy.message);
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             return (response, false);
         };

@@ -1,0 +1,202 @@
+//! What one request may carry and how long it may run, whatever the transport.
+//!
+//! Transport limits (the size of a message, concurrent requests, SSE keep-alive) live in
+//! [`ConnectionConfig`](super::ConnectionConfig) and
+//! [`HttpConfig`](crate::transport::http::HttpConfig).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::Error;
+use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject};
+
+/// Per-request limits of a [`Server`](super::Server), set with
+/// [`ServerBuilder::limits`](super::ServerBuilder::limits).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let limits = mcp::server::Limits { handler_timeout: Some(Duration::from_secs(30)), ..Default::default() };
+/// let server = mcp::Server::builder("demo", "1.0.0").limits(limits).build();
+/// assert_eq!(server.limits().max_json_depth, 64);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// How deeply a message may nest, counting every `{` and `[` (the message object is
+    /// level 1). Deeper: `-32600`. Values above 127 are capped by `serde_json`'s own limit
+    /// (a `-32700` there). Default 64.
+    pub max_json_depth: usize,
+    /// How many `inputResponses` entries one request may carry. More: `-32602`. Default 64.
+    pub max_input_responses: usize,
+    /// The largest `inputResponses` entry, as compact JSON. Larger: `-32602`. Default 256 KiB.
+    pub max_input_response_bytes: usize,
+    /// The longest `requestState` accepted, before any unsealing. Longer: `-32602`.
+    /// Default 64 KiB.
+    pub max_request_state_bytes: usize,
+    /// How long a handler may run before the request fails with `-32001` and the handler is
+    /// cancelled (`None`: no limit). `subscriptions/listen` streams are exempt. Default 300 s.
+    pub handler_timeout: Option<Duration>,
+}
+
+/// Default [`Limits::max_input_responses`].
+pub const DEFAULT_MAX_INPUT_RESPONSES: usize = 64;
+/// Default [`Limits::max_input_response_bytes`].
+pub const DEFAULT_MAX_INPUT_RESPONSE_BYTES: usize = 256 * 1024;
+/// Default [`Limits::max_request_state_bytes`].
+pub const DEFAULT_MAX_REQUEST_STATE_BYTES: usize = 64 * 1024;
+/// Default [`Limits::handler_timeout`].
+pub const DEFAULT_HANDLER_TIMEOUT: Duration = Duration::from_secs(300);
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_json_depth: DEFAULT_MAX_JSON_DEPTH,
+            max_input_responses: DEFAULT_MAX_INPUT_RESPONSES,
+            max_input_response_bytes: DEFAULT_MAX_INPUT_RESPONSE_BYTES,
+            max_request_state_bytes: DEFAULT_MAX_REQUEST_STATE_BYTES,
+            handler_timeout: Some(DEFAULT_HANDLER_TIMEOUT),
+        }
+    }
+}
+
+impl Limits {
+    /// Check the client-supplied retry fields of a request (`requestState`,
+    /// `inputResponses`) before anything reads them.
+    pub(crate) fn check_retry_fields(&self, method: &str, params: Option<&JsonObject>) -> Result<(), Error> {
+        let Some(params) = params else { return Ok(()) };
+        if let Some(Value::String(state)) = params.get("requestState")
+            && state.len() > self.max_request_state_bytes
+        {
+            tracing::warn!(method, limit = self.max_request_state_bytes, "rejecting an oversized requestState");
+            return Err(Error::invalid_params(format!(
+                "Invalid params: requestState exceeds {} bytes",
+                self.max_request_state_bytes
+            )));
+        }
+        let responses = match params.get("inputResponses") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Object(responses)) => responses,
+            Some(_) => return Err(Error::invalid_params("Invalid params: inputResponses must be an object")),
+        };
+        if responses.len() > self.max_input_responses {
+            tracing::warn!(method, limit = self.max_input_responses, "rejecting too many inputResponses");
+            return Err(Error::invalid_params(format!(
+                "Invalid params: more than {} inputResponses",
+                self.max_input_responses
+            )));
+        }
+        for response in responses.values() {
+            if encoded_len_exceeds(response, self.max_input_response_bytes) {
+                tracing::warn!(
+                    method,
+                    limit = self.max_input_response_bytes,
+                    "rejecting an oversized inputResponses entry"
+                );
+                return Err(Error::invalid_params(format!(
+                    "Invalid params: an inputResponses entry exceeds {} bytes",
+                    self.max_input_response_bytes
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Run a handler under [`handler_timeout`](Self::handler_timeout).
+    pub(crate) async fn timed<T>(
+        &self,
+        method: &str,
+        handler: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        let Some(limit) = self.handler_timeout else { return handler.await };
+        match tokio::time::timeout(limit, handler).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                tracing::warn!(method, limit_ms = limit.as_millis() as u64, "a handler timed out; cancelling it");
+                Err(Error::new(ErrorCode::REQUEST_TIMEOUT, "Request timed out"))
+            }
+        }
+    }
+}
+
+/// Whether `value`'s compact JSON encoding is longer than `limit` bytes (stops counting
+/// once it is).
+fn encoded_len_exceeds(value: &Value, limit: usize) -> bool {
+    struct Counter {
+        left: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            match self.left.checked_sub(buf.len()) {
+                Some(left) => {
+                    self.left = left;
+                    Ok(buf.len())
+                }
+                None => Err(std::io::Error::other("limit reached")),
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Counter { left: limit }, value).is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn params(value: Value) -> JsonObject {
+        match value {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        }
+    }
+
+    fn small() -> Limits {
+        Limits { max_input_responses: 2, max_input_response_bytes: 20, max_request_state_bytes: 8, ..Limits::default() }
+    }
+
+    fn check(value: Value) -> Result<(), String> {
+        small().check_retry_fields("tools/call", Some(&params(value))).map_err(|e| e.to_object().message)
+    }
+
+    #[test]
+    fn request_state_length_is_bounded() {
+        assert_eq!(check(json!({"requestState": "12345678"})), Ok(()));
+        assert_eq!(
+            check(json!({"requestState": "123456789"})),
+            Err("Invalid params: requestState exceeds 8 bytes".to_owned())
+        );
+    }
+
+    #[test]
+    fn input_responses_are_counted_and_measured() {
+        assert_eq!(check(json!({"inputResponses": {"a": {}, "b": {}}})), Ok(()));
+        assert_eq!(check(json!({"inputResponses": null})), Ok(()));
+        assert_eq!(
+            check(json!({"inputResponses": {"a": {}, "b": {}, "c": {}}})),
+            Err("Invalid params: more than 2 inputResponses".to_owned())
+        );
+        // {"action":"accept"} is 19 bytes; {"action":"accepted"} is 21.
+        assert_eq!(check(json!({"inputResponses": {"a": {"action": "accept"}}})), Ok(()));
+        assert_eq!(
+            check(json!({"inputResponses": {"a": {"action": "accepted"}}})),
+            Err("Invalid params: an inputResponses entry exceeds 20 bytes".to_owned())
+        );
+        assert_eq!(
+            check(json!({"inputResponses": ["a"]})),
+            Err("Invalid params: inputResponses must be an object".to_owned())
+        );
+    }
+
+    #[test]
+    fn encoded_length_is_exact() {
+        let value = json!({"k": [1, "é", null]});
+        let len = serde_json::to_string(&value).map(|s| s.len()).unwrap_or(0);
+        assert!(!encoded_len_exceeds(&value, len));
+        assert!(encoded_len_exceeds(&value, len - 1));
+    }
+}
