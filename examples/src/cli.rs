@@ -38,7 +38,13 @@ pub async fn run(server: Server) -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let program = args.first().map(String::as_str).unwrap_or("server");
     match args.get(1).map(String::as_str) {
-        Some("stdio") | None => match server.serve_stdio().await {
+        Some("stdio") | None => match server
+            .serve_stdio_until(
+                terminated(),
+                mcp::server::ConnectionConfig { shutdown_grace: SHUTDOWN_GRACE, ..Default::default() },
+            )
+            .await
+        {
             Ok(()) => std::process::ExitCode::SUCCESS,
             Err(e) => {
                 tracing::error!(error = %e, "stdio transport failed");

@@ -1,5 +1,5 @@
-//! Graceful shutdown: on SIGTERM an HTTP server stops accepting connections, finishes the
-//! requests it is serving, and exits 0.
+//! Graceful shutdown: on SIGTERM a server stops accepting connections (HTTP) or reading
+//! requests (stdio), finishes the requests it is serving, and exits 0.
 
 use std::net::SocketAddr;
 use std::process::Stdio;
@@ -71,4 +71,61 @@ async fn sigterm_finishes_in_flight_requests_then_exits_zero() {
         .unwrap_or_else(|_| panic!("the server did not exit"))
         .unwrap_or_else(|e| panic!("wait: {e}"));
     assert_eq!(exit.code(), Some(0), "{exit:?}");
+}
+
+#[tokio::test]
+async fn sigterm_on_stdio_stops_reading_finishes_in_flight_then_exits_zero() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_everything"))
+        .arg("stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+    let mut stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout"))).lines();
+    let line = |id: i64, ms: u64| {
+        let params = modern_params(json!({}), json!({"name": "test_slow", "arguments": {"ms": ms}}));
+        format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+    };
+
+    // One call answered before the signal proves the server is up; a second is in flight.
+    stdin.write_all(line(1, 1).as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
+    let first = stdout.next_line().await.unwrap_or_else(|e| panic!("read: {e}")).unwrap_or_default();
+    assert!(first.contains(r#""id":1"#), "{first}");
+    stdin.write_all(line(2, 800).as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let pid = child.id().unwrap_or_else(|| panic!("no pid"));
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("kill: {e}"));
+    assert!(status.success());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Sent after the signal, with stdin still open: never read, never answered.
+    let _ = stdin.write_all(line(3, 1).as_bytes()).await;
+
+    let mut rest = Vec::new();
+    let read_all = async {
+        while let Ok(Some(line)) = stdout.next_line().await {
+            rest.push(line);
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), read_all)
+        .await
+        .unwrap_or_else(|_| panic!("stdout never closed after SIGTERM"));
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    let response: serde_json::Value = serde_json::from_str(&rest[0]).unwrap_or_else(|e| panic!("{e}: {}", rest[0]));
+    assert_eq!(response["id"], 2, "{response}");
+    assert_eq!(response["result"]["resultType"], "complete", "{response}");
+
+    let exit = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("the server did not exit"))
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    assert_eq!(exit.code(), Some(0), "{exit:?}");
+    drop(stdin);
 }

@@ -9,17 +9,28 @@
 use std::io;
 
 use crate::Server;
+use crate::server::ConnectionConfig;
 
 impl Server {
     /// Serve this process's stdin and stdout until stdin closes.
     ///
     /// Logs must go to stderr: stdout carries only MCP messages.
     pub async fn serve_stdio(&self) -> io::Result<()> {
+        self.serve_stdio_until(std::future::pending(), ConnectionConfig::default()).await
+    }
+
+    /// Serve stdin and stdout until stdin closes or `shutdown` resolves (SIGTERM, say); then
+    /// stop reading and give requests in flight `config.shutdown_grace` to finish.
+    pub async fn serve_stdio_until(
+        &self,
+        shutdown: impl Future<Output = ()> + Send,
+        config: ConnectionConfig,
+    ) -> io::Result<()> {
         #[cfg(unix)]
         if let Some((reader, writer)) = pipes() {
-            return self.serve_connection(reader, writer).await;
+            return self.serve_connection_until(reader, writer, config, shutdown).await;
         }
-        self.serve_connection(tokio::io::stdin(), tokio::io::stdout()).await
+        self.serve_connection_until(tokio::io::stdin(), tokio::io::stdout(), config, shutdown).await
     }
 }
 
