@@ -829,7 +829,7 @@ async fn a_failed_initialize_opens_no_session() {
     let good = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
     let reply = post(addr, &legacy_headers(None), &good).await;
-    assert_error(&reply, 503, -32603, &json!(1));
+    assert_error(&reply, 503, -32000, &json!(1));
 }
 
 #[tokio::test]

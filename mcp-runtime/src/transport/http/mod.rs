@@ -532,11 +532,12 @@ impl State {
             .is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern && request.method == methods::INITIALIZE {
             let Some((id, session)) = self.sessions.create() else {
+                tracing::warn!(limit = self.config.max_sessions, "refusing initialize: too many sessions");
                 return error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     Some(request.id),
-                    ErrorCode::INTERNAL_ERROR,
-                    "Too many sessions",
+                    ErrorCode::SERVER_BUSY,
+                    "Server busy: too many sessions; retry later",
                 );
             };
             // Legacy errors are answered with 200 too, so the status cannot tell whether
