@@ -133,6 +133,7 @@ async fn call_tool(probe: Arc<Probe>, ctx: RequestContext, params: CallToolParam
                 }
             }
         }
+        "panic" => panic!("a bug in a handler"),
         other => Err(Error::unknown_tool(other)),
     }
 }
@@ -941,4 +942,20 @@ async fn the_service_mounts_in_an_axum_router() {
     assert_eq!(reply.sse_messages().len(), 4, "{}", reply.body);
     let reply = http::send(addr, "POST", "/elsewhere", &call_headers("echo"), "{}").await;
     assert_eq!(reply.status.as_u16(), 404);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_500_minus_32603_for_that_request_only() {
+    let (addr, _probe) = start().await;
+    let slow = call(json!(1), "slow", json!({"ms": 300}));
+    let in_flight = tokio::spawn(async move { http::post(addr, &call_headers("slow"), &slow).await });
+    for id in 2..5 {
+        let reply = post(addr, &call_headers("panic"), &call(json!(id), "panic", json!({}))).await;
+        let error = assert_error(&reply, 500, -32603, &json!(id));
+        assert_eq!(error["message"], "Internal error", "no panic text leaks: {error}");
+    }
+    let reply = post(addr, &call_headers("echo"), &call(json!(5), "echo", json!({"text": "still here"}))).await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "still here", "{}", reply.body);
+    let reply = in_flight.await.unwrap_or_else(|e| panic!("join: {e}"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "slept 300 ms", "{}", reply.body);
 }
