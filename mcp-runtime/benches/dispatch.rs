@@ -6,6 +6,9 @@
 //! - a multi round-trip call: round 1 (resolver visit, question, seal) and round 2
 //!   (unseal, resume, run the tool), each measured alone.
 //!
+//! - reading a message strictly (depth limit, duplicate keys refused) next to
+//!   `serde_json`'s own `Value` reader, so the price of the hostile-input rules shows.
+//!
 //! `cargo bench -p mcp-runtime --bench dispatch -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
@@ -148,5 +151,26 @@ fn mrtr(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tools_call, tools_list, mrtr);
+fn json_read(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json_read");
+    let call_line =
+        |arguments: Value| line("tools/call", json!({"_meta": meta(), "name": "echo", "arguments": arguments}));
+    let small = call_line(json!({"text": "hello"}));
+    let nested = call_line(
+        json!({"rows": (0..64).map(|i| json!({"id": i, "tags": ["a", "b"], "v": {"x": i}})).collect::<Vec<_>>()}),
+    );
+    for (label, line) in [("small", small), ("64_rows", nested)] {
+        group.bench_function(format!("serde_json_value/{label}"), |b| {
+            b.iter(|| black_box(serde_json::from_str::<Value>(black_box(&line)).ok()))
+        });
+        group.bench_function(format!("strict/{label}"), |b| {
+            b.iter(|| {
+                black_box(mcp::protocol::parse_strict(black_box(&line), mcp::protocol::DEFAULT_MAX_JSON_DEPTH).ok())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, tools_call, tools_list, mrtr, json_read);
 criterion_main!(benches);
