@@ -215,10 +215,10 @@ impl JsonRpcMessage {
         let id = match obj.get("id") {
             None => None,
             Some(Value::String(s)) => Some(RequestId::String(s.clone())),
-            Some(Value::Number(n)) => Some(RequestId::Number(n.clone())),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
             Some(Value::Null) if obj.contains_key("error") => None,
             Some(_) => {
-                return Err(Box::new(DecodeError::invalid(None, "Invalid Request: id must be a string or a number")));
+                return Err(Box::new(DecodeError::invalid(None, "Invalid Request: id must be a string or an integer")));
             }
         };
         if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {

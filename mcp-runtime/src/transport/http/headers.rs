@@ -158,8 +158,15 @@ pub fn encode_value(value: &str) -> String {
     }
 }
 
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a [u8]> {
-    headers.get(name).map(|v| v.as_bytes())
+/// The one value of header `name`. A repeated header is a mismatch: a proxy that reads
+/// another copy than we do must not route on a value we never checked.
+fn header<'a>(headers: &'a HeaderMap, name: &str, display: &str) -> Result<Option<&'a [u8]>, Error> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(mismatch(format!("{display} header appears more than once")));
+    }
+    Ok(first.map(|v| v.as_bytes()))
 }
 
 fn mismatch(message: String) -> Error {
@@ -167,7 +174,7 @@ fn mismatch(message: String) -> Error {
 }
 
 fn expect_header(headers: &HeaderMap, name: &str, display: &str, body: &str) -> Result<(), Error> {
-    let Some(raw) = header(headers, name) else {
+    let Some(raw) = header(headers, name, display)? else {
         return Err(mismatch(format!("{display} header is required")));
     };
     let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
@@ -221,7 +228,7 @@ pub fn validate(
         let display = format!("Mcp-Param-{}", param.header);
         let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
         let body = arguments.and_then(|a| a.get(&param.property)).filter(|v| !v.is_null());
-        let raw = header(headers, &name);
+        let raw = header(headers, &name, &display)?;
         let (body, raw) = match (body, raw) {
             (None, None) => continue,
             (None, Some(_)) => {
@@ -241,6 +248,7 @@ pub fn validate(
             },
         };
         if !matches {
+            let body = body.as_str().map_or_else(|| body.to_string(), str::to_owned);
             return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
         }
     }

@@ -437,17 +437,24 @@ impl State {
             );
         }
         let limit = self.config.max_body_bytes;
+        let too_large = || {
+            tracing::warn!(limit, "rejecting a request body over the size limit");
+            error_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                format!("Request body exceeds {limit} bytes"),
+            )
+        };
+        // A Content-Length over the limit is refused before reading a byte of the body.
+        if usize::try_from(http_body::Body::size_hint(&body).lower()).map_or(true, |declared| declared > limit) {
+            return too_large();
+        }
         let bytes: Bytes = match http_body_util::Limited::new(body, limit).collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(e) => {
                 if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-                    tracing::warn!(limit, "rejecting a request body over the size limit");
-                    return error_response(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        None,
-                        ErrorCode::INVALID_REQUEST,
-                        format!("Request body exceeds {limit} bytes"),
-                    );
+                    return too_large();
                 }
                 return error_response(
                     StatusCode::BAD_REQUEST,
@@ -567,7 +574,8 @@ impl State {
                 Vec::new()
             };
             if let Err(e) = headers::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
-                tracing::debug!(message = %e.message, "header validation failed");
+                // Not the message: it quotes header and argument values, which may be secrets.
+                tracing::debug!(method = %request.method, "header validation failed");
                 return json_response(StatusCode::BAD_REQUEST, crate::server::error_frame(Some(request.id), e.into()));
             }
         }
