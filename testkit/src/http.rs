@@ -419,6 +419,46 @@ pub async fn send_raw(addr: SocketAddr, method: &str, path: &str, headers: &Head
     parse_response(&bytes).unwrap_or_else(|e| panic!("{method} {path}: {e}: {:?}", String::from_utf8_lossy(&bytes)))
 }
 
+/// Connect, write `bytes` exactly as given (any request, whole or cut short, valid or
+/// not), then, when `half_close`, shut down the writing half; read until the server
+/// closes the connection (within [`TIMEOUT`]) and parse the first response. Without
+/// `half_close`, the request should say `Connection: close`, or the read waits for the
+/// server's idle timeout.
+///
+/// Writing goes on while the response is read, so a server that answers before reading
+/// the whole request (a 413) is seen answering. `Err` says the server closed the
+/// connection without a (parseable) response, with what was read.
+pub async fn send_bytes(addr: SocketAddr, bytes: &[u8], half_close: bool) -> Result<Reply, String> {
+    let stream = TcpStream::connect(addr).await.unwrap_or_else(|e| panic!("connecting to {addr}: {e}"));
+    let (mut reader, mut writer) = stream.into_split();
+    let request = bytes.to_vec();
+    let writing = tokio::spawn(async move {
+        writer.write_all(&request).await?;
+        writer.flush().await?;
+        if half_close {
+            writer.shutdown().await?;
+        }
+        // Keep the writing half open until the server closes the connection.
+        std::future::pending::<()>().await;
+        Ok::<(), std::io::Error>(())
+    });
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(TIMEOUT, reader.read_to_end(&mut received)).await;
+    writing.abort();
+    let read_error = match read {
+        Err(_) => panic!("the server at {addr} neither answered nor closed the connection within {TIMEOUT:?}"),
+        Ok(Ok(_)) => None,
+        Ok(Err(e)) => Some(e),
+    };
+    if received.is_empty() {
+        return Err(match read_error {
+            Some(e) => format!("the connection failed without a response: {e}"),
+            None => "the server closed the connection without a response".to_owned(),
+        });
+    }
+    parse_response(&received).map_err(|e| format!("{e}: {:?}", String::from_utf8_lossy(&received)))
+}
+
 fn parse_response(bytes: &[u8]) -> Result<Reply, String> {
     let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").ok_or("no end of the response head")?;
     let head = std::str::from_utf8(&bytes[..split]).map_err(|_| "the response head is not UTF-8")?;

@@ -2,10 +2,11 @@
 
 use std::collections::VecDeque;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
@@ -21,6 +22,36 @@ pub struct StdioServer {
     backlog: VecDeque<Value>,
     /// Every message the server wrote, in order.
     pub transcript: Vec<Value>,
+    /// Everything the server wrote to stderr so far, when [`SpawnOptions::capture_stderr`] was set.
+    stderr: Option<Arc<Mutex<Vec<u8>>>>,
+}
+
+/// How [`StdioServer::spawn_with`] starts the process.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnOptions {
+    env: Vec<(String, String)>,
+    capture_stderr: bool,
+}
+
+impl SpawnOptions {
+    /// The defaults of [`StdioServer::spawn`]: the test's environment, stderr inherited.
+    pub fn new() -> Self {
+        SpawnOptions::default()
+    }
+
+    /// Set the environment variable `name` to `value` in the child.
+    #[must_use]
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Collect the child's stderr instead of inheriting it (read it with [`StdioServer::stderr`]).
+    #[must_use]
+    pub fn capture_stderr(mut self) -> Self {
+        self.capture_stderr = true;
+        self
+    }
 }
 
 /// The `_meta` of a 2026-07-28 request with these client capabilities.
@@ -45,14 +76,33 @@ pub fn modern_params(capabilities: Value, extra: Value) -> Value {
 impl StdioServer {
     /// Start `program args...` with piped stdio (stderr is inherited, for logs).
     pub fn spawn(program: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(program)
+        StdioServer::spawn_with(program, args, SpawnOptions::new())
+    }
+
+    /// Start `program args...` with piped stdin and stdout, as `options` say.
+    pub fn spawn_with(program: &str, args: &[&str], options: SpawnOptions) -> Self {
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawning {program}: {e}"));
+            .stderr(if options.capture_stderr { Stdio::piped() } else { Stdio::inherit() })
+            .kill_on_drop(true);
+        for (name, value) in &options.env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap_or_else(|e| panic!("spawning {program}: {e}"));
+        let stderr = child.stderr.take().map(|mut pipe| {
+            let captured = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&captured);
+            tokio::spawn(async move {
+                let mut chunk = vec![0u8; 16 * 1024];
+                while let Ok(n @ 1..) = pipe.read(&mut chunk).await {
+                    sink.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&chunk[..n]);
+                }
+            });
+            captured
+        });
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap_or_else(|| panic!("{program} has no stdout"));
         let (tx, rx) = mpsc::channel(1024);
@@ -64,7 +114,56 @@ impl StdioServer {
                 }
             }
         });
-        StdioServer { child, stdin, lines: rx, backlog: VecDeque::new(), transcript: Vec::new() }
+        StdioServer { child, stdin, lines: rx, backlog: VecDeque::new(), transcript: Vec::new(), stderr }
+    }
+
+    /// Everything the server wrote to stderr so far (lossily decoded); panics unless it was
+    /// spawned with [`SpawnOptions::capture_stderr`].
+    pub fn stderr(&self) -> String {
+        self.stderr_since(0)
+    }
+
+    /// How many bytes the server has written to stderr so far (a mark for [`stderr_since`](Self::stderr_since)).
+    pub fn stderr_len(&self) -> usize {
+        self.captured_stderr().lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// What the server wrote to stderr from byte `from` on (lossily decoded).
+    pub fn stderr_since(&self, from: usize) -> String {
+        let bytes = self.captured_stderr().lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(bytes.get(from..).unwrap_or_default()).into_owned()
+    }
+
+    fn captured_stderr(&self) -> &Mutex<Vec<u8>> {
+        self.stderr.as_deref().unwrap_or_else(|| panic!("stderr is not captured; see SpawnOptions::capture_stderr"))
+    }
+
+    /// Wait until a line the server wrote to stderr from byte `from` on satisfies `matches`;
+    /// returns that line. Panics after `timeout`, saying `what` was awaited and what stderr said.
+    pub async fn wait_for_stderr_line(
+        &self,
+        from: usize,
+        timeout: Duration,
+        what: &str,
+        matches: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let tail = self.stderr_since(from);
+            if let Some(line) = tail.lines().find(|line| matches(line)) {
+                return line.to_owned();
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{what}: no such stderr line within {timeout:?}; stderr since byte {from}:\n{tail}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Whether the process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Write one raw line (a newline is appended).
