@@ -228,7 +228,7 @@ async fn malformed_messages_get_parse_and_invalid_request_errors() {
 
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     server.send_line(&deep).await;
-    assert_eq!(error_code(&server.next().await), -32700, "nesting beyond the parser's depth limit");
+    assert_eq!(error_code(&server.next().await), -32600, "nesting beyond the depth limit (64)");
     let huge =
         format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"pad":"{}"}}}}"#, "x".repeat(5 << 20));
     server.send_line(&huge).await;
