@@ -64,8 +64,15 @@ pub fn provision(
 }
 
 /// Asks where to put the cluster.
+///
+/// Resolver bodies run again on every round, so this one also logs (INFO) each round this
+/// process serves: the cluster's name and how many answers the request carried (0 on the
+/// first round). Nothing else: the answers and the request state stay out of the log.
+/// `scripts/lb.sh` counts these lines to see which instance served which round.
 #[mcp::resolver]
-pub fn ask_cluster_region(name: &str) -> Elicit<Region> {
+pub fn ask_cluster_region(name: &str, ctx: &Context) -> Elicit<Region> {
+    let answers = ctx.input_responses().map_or(0, |responses| responses.len());
+    tracing::info!(cluster = %name, answers, "provision_cluster round");
     Elicit::new(format!("Which region should {name} live in?"))
 }
 
