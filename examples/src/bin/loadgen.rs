@@ -66,16 +66,17 @@
 //!
 //! One JSON line: `{"label","transport","era","mode","concurrency","calls","errors",
 //! "seconds","calls_per_sec","p50_us","p99_us","server_cpu_us_per_call",
-//! "server_peak_rss_kb"}`. `calls` are the successful calls completed in the window,
-//! `calls_per_sec` is `calls / seconds`, the percentiles are over their latencies (first
-//! request sent to final response received; on an SSE stream, when the response event
-//! arrives: the stream is then read to its end before the connection carries the next
-//! request, and a stream still open 1 s later costs the connection), `server_cpu_us_per_call`
-//! is the server's
-//! utime+stime (`/proc/PID/stat`, all threads; clock ticks converted with the kernel's
-//! `AT_CLKTCK`, so the resolution is one tick, usually 10 ms, per sample)
-//! over the window divided by the calls and errors completed in it, and
-//! `server_peak_rss_kb` is `VmHWM` from `/proc/PID/status` at the end of the window.
+//! "server_peak_rss_kb","all_calls","all_errors"}`. `calls` are the successful calls
+//! completed in the window, `calls_per_sec` is `calls / seconds`, the percentiles are over
+//! their latencies (first request sent to final response received; on an SSE stream, when
+//! the response event arrives: the stream is then read to its end before the connection
+//! carries the next request, and a stream still open 1 s later costs the connection),
+//! `server_cpu_us_per_call` is the server's utime+stime (`/proc/PID/stat`, all threads;
+//! clock ticks converted with the kernel's `AT_CLKTCK`, so the resolution is one tick,
+//! usually 10 ms, per sample) over the window divided by the calls and errors completed in
+//! it, and `server_peak_rss_kb` is `VmHWM` from `/proc/PID/status` at the end of the window.
+//! `all_calls` and `all_errors` count every call that finished, warm-up and drain included
+//! (a soak wants every error, not only the window's).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -1215,6 +1216,8 @@ struct Line<'a> {
     p99_us: Option<u64>,
     server_cpu_us_per_call: Option<f64>,
     server_peak_rss_kb: Option<u64>,
+    all_calls: u64,
+    all_errors: u64,
 }
 
 /// The nearest-rank percentile `p` (0..=100) of sorted values.
@@ -1398,6 +1401,8 @@ async fn run(config: Config) -> Result<(), String> {
         p99_us: percentile(&latencies, 99.0),
         server_cpu_us_per_call: server_cpu.and_then(per_call),
         server_peak_rss_kb: rss,
+        all_calls: records.len() as u64,
+        all_errors: records.len() as u64 - ok_total,
     };
     let text = serde_json::to_string(&line).map_err(|e| e.to_string())?;
     println!("{text}");
