@@ -59,6 +59,9 @@ fn decode_errors_carry_the_code_and_the_id_when_it_can_be_read() {
         decode_message(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[1]}"#).expect_err("array params");
     assert_eq!((params.code, params.id.clone()), (ErrorCode::INVALID_PARAMS, Some(RequestId::from(3))));
 
-    let float_id = decode_message(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#);
-    assert!(float_id.is_ok(), "numeric ids are kept as written");
+    // The schema's RequestId is a string or an integer.
+    let float_id = decode_message(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#).expect_err("a float id");
+    assert_eq!((float_id.code, float_id.id.clone()), (ErrorCode::INVALID_REQUEST, None));
+    let big = decode_message(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"tools/list"}"#);
+    assert!(big.is_ok(), "any integer JSON can carry is an id");
 }
