@@ -120,7 +120,8 @@ fn percent_decode(s: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
+            // `%` HEXDIG HEXDIG only: `from_str_radix` alone would also take a sign (`%+9`).
+            let hex = s.get(i + 1..i + 3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -153,6 +154,8 @@ mod tests {
         let two = UriTemplate::parse("db://{cluster}/tables/{table}").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(two.matches("db://eu/tables/users"), vars(&[("cluster", "eu"), ("table", "users")]));
         assert_eq!(two.matches("db://eu/tables/%zz"), None, "bad percent-encoding");
+        assert_eq!(two.matches("db://eu/tables/%+9"), None, "a sign is not a hex digit");
+        assert_eq!(two.matches("db://eu/tables/%2f%2F"), vars(&[("cluster", "eu"), ("table", "//")]));
     }
 
     #[test]
