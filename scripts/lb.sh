@@ -51,7 +51,9 @@ if [ -z "$nginx_bin" ]; then
   export DEBIAN_FRONTEND=noninteractive
   if ! "${as_root[@]}" apt-get install -y -qq nginx >/dev/null 2>&1; then
     "${as_root[@]}" apt-get update -qq >/dev/null
-    "${as_root[@]}" apt-get install -y -qq nginx >/dev/null
+    # A post-install step that cannot start the system service (no init in a container)
+    # must not stop us: only the binary is needed.
+    "${as_root[@]}" apt-get install -y -qq nginx >/dev/null || true
   fi
   nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
   [ -x "$nginx_bin" ] || die "nginx did not install"
