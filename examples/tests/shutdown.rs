@@ -15,6 +15,23 @@ fn free_port() -> u16 {
     listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}")).port()
 }
 
+fn sigterm(child: &tokio::process::Child) {
+    let pid = child.id().unwrap_or_else(|| panic!("no pid"));
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("kill: {e}"));
+    assert!(status.success());
+}
+
+async fn assert_exits_zero(child: &mut tokio::process::Child) {
+    let exit = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("the server did not exit"))
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    assert_eq!(exit.code(), Some(0), "{exit:?}");
+}
+
 #[tokio::test]
 async fn sigterm_finishes_in_flight_requests_then_exits_zero() {
     let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap_or_else(|e| panic!("{e}"));
@@ -41,12 +58,7 @@ async fn sigterm_finishes_in_flight_requests_then_exits_zero() {
     let slow = tokio::spawn(async move { http::post(addr, &headers, &message).await });
     tokio::time::sleep(Duration::from_millis(200)).await;
 
-    let pid = child.id().unwrap_or_else(|| panic!("no pid"));
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap_or_else(|e| panic!("kill: {e}"));
-    assert!(status.success());
+    sigterm(&child);
 
     // New connections are refused once the listener is closed.
     let mut refused = false;
@@ -66,11 +78,7 @@ async fn sigterm_finishes_in_flight_requests_then_exits_zero() {
     let body = reply.json();
     assert_eq!(body["result"]["resultType"], "complete", "{body}");
 
-    let exit = tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .unwrap_or_else(|_| panic!("the server did not exit"))
-        .unwrap_or_else(|e| panic!("wait: {e}"));
-    assert_eq!(exit.code(), Some(0), "{exit:?}");
+    assert_exits_zero(&mut child).await;
 }
 
 #[tokio::test]
@@ -98,12 +106,7 @@ async fn sigterm_on_stdio_stops_reading_finishes_in_flight_then_exits_zero() {
     stdin.write_all(line(2, 800).as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
     tokio::time::sleep(Duration::from_millis(200)).await;
 
-    let pid = child.id().unwrap_or_else(|| panic!("no pid"));
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap_or_else(|e| panic!("kill: {e}"));
-    assert!(status.success());
+    sigterm(&child);
     tokio::time::sleep(Duration::from_millis(100)).await;
     // Sent after the signal, with stdin still open: never read, never answered.
     let _ = stdin.write_all(line(3, 1).as_bytes()).await;
@@ -122,10 +125,6 @@ async fn sigterm_on_stdio_stops_reading_finishes_in_flight_then_exits_zero() {
     assert_eq!(response["id"], 2, "{response}");
     assert_eq!(response["result"]["resultType"], "complete", "{response}");
 
-    let exit = tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .unwrap_or_else(|_| panic!("the server did not exit"))
-        .unwrap_or_else(|e| panic!("wait: {e}"));
-    assert_eq!(exit.code(), Some(0), "{exit:?}");
+    assert_exits_zero(&mut child).await;
     drop(stdin);
 }
