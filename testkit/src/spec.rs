@@ -13,21 +13,23 @@ pub const SPEC_DIR_ENV: &str = "MCP_SPEC_DIR";
 /// The folder holding one subfolder per spec version (`2026-07-28/schema.json`,
 /// `2026-07-28/examples/...`).
 ///
-/// `MCP_SPEC_DIR` when set, else `shared/spec` beside the workspace. Panics with an
-/// explanation when the folder does not exist, so a missing checkout of `shared/`
-/// fails the tests instead of letting them pass with nothing checked.
+/// `MCP_SPEC_DIR` when set, else the repository's own `spec/` folder (a copy of the MCP
+/// specification's data; see `spec/README.md`). Panics with an explanation when the folder
+/// does not exist, so a missing folder fails the tests instead of letting them pass with
+/// nothing checked.
 pub fn spec_dir() -> PathBuf {
     let (dir, origin) = match std::env::var_os(SPEC_DIR_ENV) {
         Some(dir) => (PathBuf::from(dir), format!("from ${SPEC_DIR_ENV}")),
         None => (
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec")),
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec")),
             format!("the default; set ${SPEC_DIR_ENV} to override"),
         ),
     };
     assert!(
         dir.is_dir(),
         "MCP spec folder not found at {} ({origin}). These tests need the spec's schema and \
-         examples: check out `shared/` beside the repository or point ${SPEC_DIR_ENV} at its `spec` folder.",
+         examples, which the repository keeps in `spec/` (see spec/README.md); restore that folder \
+         or point ${SPEC_DIR_ENV} at a copy of it.",
         dir.display(),
     );
     dir
