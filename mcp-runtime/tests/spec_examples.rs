@@ -1,8 +1,8 @@
-//! The spec's canonical wire examples (`shared/spec/<version>/examples/<TypeName>/*.json`)
+//! The spec's canonical wire examples (`spec/<version>/examples/<TypeName>/*.json`)
 //! must survive `serialize(deserialize(example)) == example` through our serde model, and
 //! must themselves be valid against the spec's `schema.json`.
 //!
-//! The spec folder is `$MCP_SPEC_DIR` when set, else `shared/spec` beside the workspace;
+//! The spec folder is `$MCP_SPEC_DIR` when set, else the repository's `spec/`;
 //! when it is missing these tests fail rather than pass with nothing checked.
 
 use mcp_testkit::spec as common;
