@@ -38,19 +38,15 @@ pub async fn run(server: Server) -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let program = args.first().map(String::as_str).unwrap_or("server");
     match args.get(1).map(String::as_str) {
-        Some("stdio") | None => match server
-            .serve_stdio_until(
-                terminated(),
-                mcp::server::ConnectionConfig { shutdown_grace: SHUTDOWN_GRACE, ..Default::default() },
-            )
-            .await
-        {
-            Ok(()) => std::process::ExitCode::SUCCESS,
-            Err(e) => {
-                tracing::error!(error = %e, "stdio transport failed");
-                std::process::ExitCode::FAILURE
+        Some("stdio") | None => {
+            match mcp::serve::stdio(server).grace_period(SHUTDOWN_GRACE).with_graceful_shutdown(terminated()).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!(error = %e, "stdio transport failed");
+                    std::process::ExitCode::FAILURE
+                }
             }
-        },
+        }
         Some("describe") => {
             print!("{}", server.describe_markdown().await);
             std::process::ExitCode::SUCCESS
@@ -63,8 +59,10 @@ pub async fn run(server: Server) -> std::process::ExitCode {
             tracing::info!(%addr, "serving Streamable HTTP at http://{addr}/mcp");
             let served = match tokio::net::TcpListener::bind(addr).await {
                 Ok(listener) => {
-                    let config = mcp::transport::http::HttpConfig::for_addr(addr);
-                    server.serve_http_until(listener, config, terminated(), SHUTDOWN_GRACE).await
+                    mcp::serve::http(listener, server)
+                        .grace_period(SHUTDOWN_GRACE)
+                        .with_graceful_shutdown(terminated())
+                        .await
                 }
                 Err(e) => Err(e),
             };

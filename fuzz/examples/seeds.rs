@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use mcp::sealing::{AesGcmCodec, Binding, Envelope, RequestStateCodec, args_digest};
-use mcp::transport::http::headers::encode_value;
+use mcp::wire::headers::encode_value;
 use mcp_fuzz::{KEY_B, KEY_FOREIGN, ring_codec, single_codec};
 
 /// 2026-01-01T00:00:00Z; the envelope checks in the target use the claims' own times.

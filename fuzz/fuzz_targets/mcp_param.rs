@@ -1,12 +1,12 @@
 //! The `Mcp-Param-*` (and `Mcp-Method`, `Mcp-Name`) header value decoder,
-//! `mcp::transport::http::headers::decode_value`: arbitrary header bytes never panic, and
+//! `mcp::wire::headers::decode_value`: arbitrary header bytes never panic, and
 //! `encode_value` produces a legal header value that decodes back to the exact string,
 //! for the input's text and for whatever the decoder made of the input.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp::transport::http::headers::{decode_value, encode_value};
+use mcp::wire::headers::{decode_value, encode_value};
 use mcp_fuzz::text_prefix;
 
 fn round_trip(value: &str) {

@@ -15,9 +15,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp::handler::Session;
 use mcp::protocol::{JsonRpcMessage, decode_message};
 use mcp::resolve::Elicit;
-use mcp::server::Session;
 use mcp::{Resolve, Server};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;

@@ -7,9 +7,9 @@ pub use serde_json;
 use std::marker::PhantomData;
 
 use crate::Error;
+pub use crate::handler::BoxFuture;
 use crate::items::{IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome};
 use crate::protocol::{CallToolOutcome, CallToolResult, GetPromptOutcome, JsonObject, ReadResourceOutcome};
-pub use crate::server::BoxFuture;
 
 /// A prompt argument by name, parsed from its string form.
 pub fn prompt_arg<T: StrParam>(

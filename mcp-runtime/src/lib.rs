@@ -1,31 +1,70 @@
 //! # mcp
 //!
 //! A framework for writing [Model Context Protocol](https://modelcontextprotocol.io) servers
-//! (and, soon, clients) in Rust. It serves MCP 2026-07-28 (stateless, per-request `_meta`,
-//! multi round-trip requests) and 2025-11-25 (the `initialize` handshake and
-//! server-to-client requests) from the same server.
+//! and clients in Rust. It serves MCP 2026-07-28 (stateless, per-request `_meta`, multi
+//! round-trip requests) and 2025-11-25 (the `initialize` handshake and server-to-client
+//! requests) from the same server, and its client speaks both.
 //!
-//! - [`protocol`]: the wire model.
-//! - [`server`]: the low-level [`Server`] and its dispatcher.
-//! - [`transport`]: stdio and an in-memory pairing.
-//! - [`client`]: a raw JSON-RPC peer for driving a server (tests, tools).
+//! The modules form a one-way stack; each depends only on the ones below it:
+//!
+//! | layer | modules | what |
+//! |---|---|---|
+//! | 6 | [`client`] | the client: retry loop, callbacks, HTTP, stdio and in-process links |
+//! | 5 | [`serve`] | transports: [`serve::stdio`], [`serve::connection`], [`serve::http`] |
+//! | 4½ | [`server`] | [`Server`]: the builder, era detection, result finishing; composes the stack |
+//! | 4 | [`sealing`], [`limits`], [`auth`] | layers that wrap a handler |
+//! | 3 | [`items`], [`resolve`] | the item router: `#[mcp::tool]` and friends, resolvers |
+//! | 2 | [`handler`] | the handler abstraction: [`handler::Handler`], [`RequestContext`] |
+//! | 1 | [`protocol`], [`wire`], [`error`] | the wire model, framing and headers, the JSON-RPC error |
+//!
+//! Cargo features (all on by default): `server`, `client`, `stdio`, `http` and `macros`.
+//! A stdio-only server builds with `default-features = false, features = ["server",
+//! "stdio", "macros"]` and pulls in no HTTP stack; a client with `["client", "http"]`
+//! builds without the server.
 
-pub mod auth;
-pub mod client;
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod error;
-pub mod items;
 pub mod protocol;
+pub mod wire;
+
+#[cfg(feature = "server")]
+pub mod handler;
+
+#[cfg(feature = "server")]
+pub mod items;
+#[cfg(feature = "server")]
 pub mod resolve;
+
+#[cfg(feature = "server")]
+pub mod auth;
+#[cfg(feature = "server")]
+pub mod limits;
+#[cfg(feature = "server")]
 pub mod sealing;
+
+#[cfg(feature = "server")]
 pub mod server;
-pub mod transport;
+
+#[cfg(feature = "server")]
+pub mod serve;
+
+#[cfg(feature = "client")]
+pub mod client;
 
 pub use error::Error;
+#[cfg(feature = "server")]
+pub use handler::{Context, RequestContext};
+#[cfg(feature = "server")]
 pub use items::{Blob, Json};
+#[cfg(feature = "macros")]
 pub use mcp_macros::{ElicitForm, prompt, resolver, resource, tool};
+#[cfg(feature = "server")]
 pub use resolve::{ElicitForm, Resolve};
-pub use server::{Context, RequestContext, Server};
+#[cfg(feature = "server")]
+pub use server::Server;
 
+#[cfg(feature = "macros")]
 #[doc(hidden)]
 pub mod __private;
 
@@ -33,6 +72,6 @@ pub mod __private;
 pub use serde_json;
 
 /// The README's code blocks, compiled as doctests so they stay true.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "server", feature = "client", feature = "stdio", feature = "http", feature = "macros"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;

@@ -18,7 +18,7 @@ use mcp::protocol::{
     ResourceContents, StringSchema, Tool,
 };
 use mcp::resolve::{Elicit, ListRoots, Sample};
-use mcp::transport::http::HttpConfig;
+use mcp::serve::http::HttpConfig;
 use mcp::{Error, RequestContext, Resolve, Server};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -917,12 +917,12 @@ type Seen = Arc<Mutex<Vec<http::HeaderMap>>>;
 async fn serve_recording(server: &Server) -> (SocketAddr, Seen) {
     let seen: Seen = Arc::default();
     let record = Arc::clone(&seen);
-    let app = axum::Router::new().route_service("/mcp", server.http_service(HttpConfig::default())).layer(
-        axum::middleware::from_fn(move |request: axum::extract::Request, next: axum::middleware::Next| {
+    let app = axum::Router::new()
+        .route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default()))
+        .layer(axum::middleware::from_fn(move |request: axum::extract::Request, next: axum::middleware::Next| {
             lock(&record).push(request.headers().clone());
             next.run(request)
-        }),
-    );
+        }));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("bind: {e}"));
     let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -1099,7 +1099,7 @@ async fn dropping_the_client_closes_the_in_process_connection() {
     let (server_read, server_write) = tokio::io::split(server_end);
     let serving = tokio::spawn({
         let server = server.clone();
-        async move { server.serve_connection(server_read, server_write).await }
+        async move { mcp::serve::connection(server, server_read, server_write).await }
     });
     let (client_read, client_write) = tokio::io::split(client_end);
     let raw = RawClient::new(client_read, client_write);
@@ -1535,7 +1535,7 @@ fn stdio_child_server() {
     let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let (server, _probe, _hang) = runtime.block_on(async { probe_server() });
-    let _ = runtime.block_on(server.serve_stdio());
+    let _ = runtime.block_on(async { mcp::serve::stdio(server).await });
 }
 
 fn stdio_child() -> tokio::process::Command {

@@ -14,10 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp::limits::Limits;
 use mcp::protocol::{CallToolParams, CallToolResult, ListToolsResult, Tool};
 use mcp::resolve::Elicit;
-use mcp::server::Limits;
-use mcp::transport::http::{HttpConfig, headers};
+use mcp::serve::http::HttpConfig;
+use mcp::wire::headers;
 use mcp::{Resolve, Server};
 use mcp_testkit::http::{self, Headers, PATH, Reply};
 use mcp_testkit::spec::{MODERN, assert_valid};

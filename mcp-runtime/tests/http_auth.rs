@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use mcp::auth::{AuthInfo, StaticTokenVerifier};
 use mcp::protocol::{CallToolOutcome, CallToolResult, InputRequest, InputRequiredResult};
 use mcp::sealing::RequestStateSecurity;
-use mcp::transport::http::HttpConfig;
+use mcp::serve::http::HttpConfig;
 use mcp::{RequestContext, Server};
 use mcp_testkit::http::{self, Headers};
 use mcp_testkit::stdio::modern_params;

@@ -13,7 +13,7 @@ use mcp::protocol::{
     CallToolOutcome, CallToolParams, CallToolResult, ElicitRequestParams, ElicitationSchema, InputRequest,
     InputRequiredResult, ListToolsResult, PrimitiveSchema, StringSchema, Tool,
 };
-use mcp::transport::http::HttpConfig;
+use mcp::serve::http::HttpConfig;
 use mcp::{Error, RequestContext, Server};
 use mcp_testkit::http::{self, Headers, PATH, Reply};
 use mcp_testkit::spec::{LEGACY, MODERN, assert_valid};
@@ -926,7 +926,8 @@ async fn over_the_concurrency_limit_is_503_with_retry_after() {
 #[tokio::test]
 async fn the_service_mounts_in_an_axum_router() {
     let (server, _) = test_server();
-    let app = axum::Router::new().route_service("/mcp", server.http_service(HttpConfig::default()));
+    let app = axum::Router::new()
+        .route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("the bound address");
     tokio::spawn(async move {

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use mcp::Server;
+use mcp::limits::Limits;
 use mcp::protocol::{CallToolOutcome, CallToolResult};
-use mcp::server::{ConnectionConfig, Limits};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 
@@ -29,10 +29,24 @@ struct Conn {
     output: Lines<BufReader<DuplexStream>>,
 }
 
-fn connect(server: Server, config: ConnectionConfig) -> Conn {
+/// The connection settings a test changes.
+#[derive(Default)]
+struct ConnLimits {
+    max_in_flight: Option<usize>,
+    max_message_bytes: Option<usize>,
+}
+
+fn connect(server: Server, config: ConnLimits) -> Conn {
     let (input, server_in) = tokio::io::duplex(1 << 20);
     let (server_out, output) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move { server.serve_connection_with(server_in, server_out, config).await });
+    let mut connection = mcp::serve::connection(server, server_in, server_out);
+    if let Some(n) = config.max_in_flight {
+        connection = connection.max_in_flight(n);
+    }
+    if let Some(n) = config.max_message_bytes {
+        connection = connection.max_message_bytes(n);
+    }
+    tokio::spawn(async move { connection.await });
     Conn { input, output: BufReader::new(output).lines() }
 }
 
@@ -86,7 +100,7 @@ fn assert_error(reply: &Value, id: Value, code: i64, message: &str) {
 
 #[tokio::test]
 async fn nesting_deeper_than_the_limit_is_invalid_request() {
-    let mut conn = connect(server(Limits { max_json_depth: 8, ..Limits::default() }), ConnectionConfig::default());
+    let mut conn = connect(server(Limits { max_json_depth: 8, ..Limits::default() }), ConnLimits::default());
     // The message object, params, arguments: 3 levels; 5 more arrays make 8.
     let ok = call(1, "echo", json!({"v": [[[[[1]]]]]}), json!({}));
     assert_eq!(conn.exchange(&ok.to_string()).await["result"]["content"][0]["text"], "echo");
@@ -106,7 +120,7 @@ async fn nesting_deeper_than_the_limit_is_invalid_request() {
 
 #[tokio::test]
 async fn duplicate_keys_are_invalid_request() {
-    let mut conn = connect(server(Limits::default()), ConnectionConfig::default());
+    let mut conn = connect(server(Limits::default()), ConnLimits::default());
     let cases = [
         r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"sleep"}}"#,
@@ -127,7 +141,7 @@ async fn retry_fields_over_their_limits_are_invalid_params() {
         max_request_state_bytes: 100,
         ..Limits::default()
     };
-    let mut conn = connect(server(limits), ConnectionConfig::default());
+    let mut conn = connect(server(limits), ConnLimits::default());
     let accept = json!({"action": "accept", "content": {"x": 1}});
     let cases = [
         (json!({"requestState": "s".repeat(101)}), "Invalid params: requestState exceeds 100 bytes"),
@@ -156,7 +170,7 @@ async fn retry_fields_over_their_limits_are_invalid_params() {
 #[tokio::test]
 async fn a_handler_over_the_timeout_is_cancelled_with_32001() {
     let limits = Limits { handler_timeout: Some(Duration::from_millis(150)), ..Limits::default() };
-    let mut conn = connect(server(limits), ConnectionConfig::default());
+    let mut conn = connect(server(limits), ConnLimits::default());
     let reply = conn.exchange(&call(1, "sleep", json!({"ms": 10_000}), json!({})).to_string()).await;
     assert_error(&reply, json!(1), -32001, "Request timed out");
     let reply = conn.exchange(&call(2, "sleep", json!({"ms": 20}), json!({})).to_string()).await;
@@ -164,14 +178,14 @@ async fn a_handler_over_the_timeout_is_cancelled_with_32001() {
 
     // No timeout at all when it is switched off.
     let limits = Limits { handler_timeout: None, ..Limits::default() };
-    let mut conn = connect(server(limits), ConnectionConfig::default());
+    let mut conn = connect(server(limits), ConnLimits::default());
     let reply = conn.exchange(&call(3, "sleep", json!({"ms": 300}), json!({})).to_string()).await;
     assert_eq!(reply["result"]["content"][0]["text"], "sleep", "{reply}");
 }
 
 #[tokio::test]
 async fn requests_beyond_max_in_flight_are_refused_as_busy() {
-    let config = ConnectionConfig { max_in_flight: 2, ..ConnectionConfig::default() };
+    let config = ConnLimits { max_in_flight: Some(2), ..ConnLimits::default() };
     let mut conn = connect(server(Limits::default()), config);
     for id in 1..=2 {
         conn.send_line(&call(id, "sleep", json!({"ms": 400}), json!({})).to_string()).await;
@@ -187,7 +201,7 @@ async fn requests_beyond_max_in_flight_are_refused_as_busy() {
 
 #[tokio::test]
 async fn a_line_over_max_message_bytes_is_refused_and_skipped() {
-    let config = ConnectionConfig { max_message_bytes: 1024, ..ConnectionConfig::default() };
+    let config = ConnLimits { max_message_bytes: Some(1024), ..ConnLimits::default() };
     let mut conn = connect(server(Limits::default()), config);
     let big = call(1, "echo", json!({"text": "x".repeat(2000)}), json!({}));
     let reply = conn.exchange(&big.to_string()).await;

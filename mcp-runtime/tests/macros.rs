@@ -133,7 +133,7 @@ async fn call(client: &mcp::client::RawClient, name: &str, args: Value) -> Value
 
 #[tokio::test]
 async fn tools_list_carries_schemas_descriptions_and_options() {
-    let client = mcp::transport::memory::connect(&server());
+    let client = mcp::client::in_process(&server());
     let list =
         client.request("tools/list", json!({"_meta": meta(json!({}))})).await.unwrap_or_else(|e| panic!("{e:?}"));
     let tools = list["tools"].as_array().cloned().unwrap_or_default();
@@ -162,7 +162,7 @@ async fn tools_list_carries_schemas_descriptions_and_options() {
 
 #[tokio::test]
 async fn tools_convert_arguments_and_results() {
-    let client = mcp::transport::memory::connect(&server());
+    let client = mcp::client::in_process(&server());
     let sum = call(&client, "add", json!({"a": 2, "b": 40})).await;
     assert_eq!(sum["structuredContent"], json!({"result": 42}));
     assert_eq!(sum["content"][0]["text"], r#"{"result":42}"#);
@@ -193,7 +193,7 @@ async fn tools_convert_arguments_and_results() {
 
 #[tokio::test]
 async fn a_tool_reads_answers_and_state_from_context() {
-    let client = mcp::transport::memory::connect(&server());
+    let client = mcp::client::in_process(&server());
     let first = call(&client, "ask_name", json!({})).await;
     assert_eq!(first["resultType"], "input_required");
     let sealed = first["requestState"].as_str().unwrap_or_default().to_owned();
@@ -211,7 +211,7 @@ async fn a_tool_reads_answers_and_state_from_context() {
 
 #[tokio::test]
 async fn prompts_parse_string_arguments() {
-    let client = mcp::transport::memory::connect(&server());
+    let client = mcp::client::in_process(&server());
     let list =
         client.request("prompts/list", json!({"_meta": meta(json!({}))})).await.unwrap_or_else(|e| panic!("{e:?}"));
     let review =
@@ -238,7 +238,7 @@ async fn prompts_parse_string_arguments() {
 
 #[tokio::test]
 async fn resources_match_static_uris_and_templates() {
-    let client = mcp::transport::memory::connect(&server());
+    let client = mcp::client::in_process(&server());
     let read = |uri: &str| client.request("resources/read", json!({"_meta": meta(json!({})), "uri": uri}));
     let readme = read("file:///readme.md").await.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(

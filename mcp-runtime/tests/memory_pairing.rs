@@ -54,7 +54,7 @@ fn interim_server() -> Server {
 
 #[tokio::test]
 async fn input_requests_are_gated_on_the_capabilities_of_this_request() {
-    let client = mcp::transport::memory::connect(&interim_server());
+    let client = mcp::client::in_process(&interim_server());
     let cases = [
         ("url", json!({"elicitation": {}}), Some(json!({"elicitation": {"url": {}}}))),
         ("url", json!({"elicitation": {"url": {}}}), None),
@@ -84,7 +84,7 @@ async fn input_requests_are_gated_on_the_capabilities_of_this_request() {
 
 #[tokio::test]
 async fn malformed_interim_results_and_empty_contents_are_internal_errors() {
-    let client = mcp::transport::memory::connect(&interim_server());
+    let client = mcp::client::in_process(&interim_server());
     let empty = client.request("tools/call", json!({"_meta": meta(json!({})), "name": "empty"})).await;
     let error = empty.expect_err("an InputRequiredResult needs inputRequests or requestState");
     assert_eq!((error.code, error.message.as_str()), (-32603, "Handler returned an invalid result"));
@@ -97,7 +97,7 @@ async fn malformed_interim_results_and_empty_contents_are_internal_errors() {
 async fn carrier_results_only_come_from_carrier_methods() {
     // prompts/list has no handler here; the dispatcher cannot return an interim result
     // for it, and says the method is not served.
-    let client = mcp::transport::memory::connect(&interim_server());
+    let client = mcp::client::in_process(&interim_server());
     let list = client.request("prompts/list", json!({"_meta": meta(json!({}))})).await;
     assert_eq!(list.expect_err("no prompts").code, -32601);
 }
@@ -110,7 +110,7 @@ async fn a_legacy_handler_can_ask_the_client_and_await_the_answer() {
             Ok(CallToolOutcome::from(CallToolResult::text(format!("{} roots", roots.roots.len()))))
         })
         .build();
-    let client = Arc::new(mcp::transport::memory::connect(&server));
+    let client = Arc::new(mcp::client::in_process(&server));
     let init = client
         .request(
             "initialize",
@@ -150,7 +150,7 @@ async fn cancelled_notifications_abort_the_handler() {
             }
         })
         .build();
-    let client = mcp::transport::memory::connect(&server);
+    let client = mcp::client::in_process(&server);
     let id = client.next_id();
     let pending =
         client.start_request(id.clone(), "tools/call", json!({"_meta": meta(json!({})), "name": "sleep"})).await;
@@ -175,7 +175,7 @@ async fn a_duplicate_in_flight_id_is_rejected() {
             Ok(CallToolOutcome::from(CallToolResult::text("ok")))
         })
         .build();
-    let client = mcp::transport::memory::connect(&server);
+    let client = mcp::client::in_process(&server);
     let params = json!({"_meta": meta(json!({})), "name": "slow"});
     let first = client.start_request(mcp::protocol::RequestId::from(7), "tools/call", params.clone()).await;
     tokio::time::sleep(Duration::from_millis(20)).await;

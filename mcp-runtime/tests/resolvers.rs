@@ -23,9 +23,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp::client::RawClient;
+use mcp::client::in_process;
 use mcp::protocol::{CreateMessageResult, ErrorObject, JsonRpcMessage, SamplingContent};
 use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
-use mcp::transport::memory;
 use mcp::{Resolve, Server};
 use mcp_testkit::spec::{MODERN, assert_valid};
 use serde_json::{Value, json};
@@ -429,7 +429,7 @@ impl Driver {
 
 /// A client that opened a legacy session declaring `capabilities`.
 async fn legacy_client(server: &Server, capabilities: Value) -> RawClient {
-    let client = memory::connect(server);
+    let client = in_process(server);
     let init = within(
         "initialize",
         client.request(
@@ -555,7 +555,7 @@ mod wire_keys {
         // Two servers (think: two processes) ask under the same key, and each takes the
         // answer under it.
         for server in [server(), server()] {
-            let client = memory::connect(&server);
+            let client = in_process(&server);
             let first = Leg::new("provision", json!({"name": "orders"})).result(&client).await;
             assert_eq!(questions(&first), expect_questions(&[(REGION_KEY, "Which region?")]));
             assert_eq!(first["inputRequests"][REGION_KEY]["method"], "elicitation/create");
@@ -576,7 +576,7 @@ mod wire_keys {
     async fn an_explicit_key_overrides_the_default_and_a_repeat_gets_a_suffix_in_discovery_order() {
         assert_eq!(<first_pick as Resolver>::KEY, "pick");
         assert_eq!(<second_pick as Resolver>::KEY, "pick");
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         for (tool, expected) in [
             ("pick_two", [("pick", "First pick?"), ("pick#1", "Second pick?")]),
             ("pick_two_reversed", [("pick", "Second pick?"), ("pick#1", "First pick?")]),
@@ -597,7 +597,7 @@ mod wire_keys {
     #[tokio::test]
     async fn an_explicit_key_that_looks_like_a_suffix_never_collides_with_one() {
         assert_eq!(<third_pick as Resolver>::KEY, "pick#1");
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let first = Leg::new("pick_three", json!({})).result(&client).await;
         // `second_pick` takes `pick#1` first (discovery order); the explicit `pick#1`
         // moves on to the next free suffix of its own base.
@@ -619,7 +619,7 @@ mod wire_keys {
 
     #[tokio::test]
     async fn resolved_parameters_are_absent_from_the_advertised_input_schema() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let list = within("tools/list", client.request("tools/list", json!({"_meta": meta(&json!({}))})))
             .await
             .unwrap_or_else(|e| panic!("tools/list: {e:?}"));
@@ -635,7 +635,7 @@ mod wire_keys {
 
     #[tokio::test]
     async fn a_client_supplied_argument_under_a_resolved_name_is_ignored() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let forged = json!({"name": "orders", "region": {"region": "forged-1"}});
         let first = Leg::new("provision", forged.clone()).result(&client).await;
         assert_eq!(questions(&first), expect_questions(&[(REGION_KEY, "Which region?")]), "still asked");
@@ -733,7 +733,7 @@ mod batching {
 
     #[tokio::test]
     async fn two_independent_elicitations_go_out_in_one_input_required_result() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let first = Leg::new("place", json!({})).result(&client).await;
         assert_eq!(questions(&first), expect_questions(&[(REGION, "Which region?"), (SIZE, "How many GB?")]));
 
@@ -751,7 +751,7 @@ mod batching {
 
     #[tokio::test]
     async fn elicitation_sampling_and_roots_batch_into_one_round() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let first = Leg::new("mixed", json!({"topic": "orders"})).result(&client).await;
         assert_eq!(
             questions(&first),
@@ -774,7 +774,7 @@ mod batching {
 
     #[tokio::test]
     async fn independent_nested_dependencies_batch_into_one_round() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let run = Driver::new(
             Script::new()
                 .on("Who owns it?", accept(json!({"value": "ada"})))
@@ -960,7 +960,7 @@ mod chains {
 
     #[tokio::test]
     async fn a_dependent_question_goes_out_in_the_next_round_and_each_question_is_asked_once() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let run = Driver::new(
             Script::new()
                 .on("Who are you?", accept(json!({"value": "ada"})))
@@ -984,7 +984,7 @@ mod chains {
 
     #[tokio::test]
     async fn a_deep_chain_keeps_earlier_answers_across_rounds() {
-        let client = memory::connect(&plain_server());
+        let client = in_process(&plain_server());
         let run = Driver::new(chain_script(4)).run(&client, "four_links", json!({})).await;
         assert_eq!(
             run.asked(),
@@ -1015,7 +1015,7 @@ mod chains {
 
     #[tokio::test]
     async fn a_shared_dependency_runs_once_per_round_whatever_the_number_of_consumers() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let run = Driver::new(
             Script::new()
                 .on("Which base?", accept(json!({"value": "b"})))
@@ -1033,7 +1033,7 @@ mod chains {
 
     #[tokio::test]
     async fn a_plain_shared_value_is_computed_once_per_round_and_never_persisted() {
-        let client = memory::connect(&plain_server());
+        let client = in_process(&plain_server());
         let run = Driver::new(
             Script::new()
                 .on("Up from 7?", accept(json!({"value": "u"})))
@@ -1051,7 +1051,7 @@ mod chains {
 
     #[tokio::test]
     async fn a_chain_longer_than_the_round_budget_makes_the_driver_give_up() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let expected: Vec<String> = std::iter::once("Step 1?".to_owned())
             .chain((2..=11).map(|n| format!("Step {n} after s{}?", n - 1)))
             .collect();
@@ -1109,7 +1109,7 @@ mod pinning {
     #[tokio::test]
     async fn an_answer_without_the_echoed_state_is_asked_again_not_consumed() {
         for server in [builder("pinning-sealed").build(), plain_server()] {
-            let client = memory::connect(&server);
+            let client = in_process(&server);
             let first = Leg::new("place_named", json!({"name": "a"})).result(&client).await;
             let asked = questions(&first);
             assert_eq!(asked.len(), 2);
@@ -1117,7 +1117,7 @@ mod pinning {
             assert_eq!(questions(&again), asked, "{}: both questions are asked again", server.info().name);
         }
         // And nothing was recorded from the stray answers.
-        let client = memory::connect(&plain_server());
+        let client = in_process(&plain_server());
         let again = Leg::new("place_named", json!({"name": "a"})).answers(both_answers()).result(&client).await;
         assert_eq!(decode_state(&state_of(&again))["outcomes"], json!({}));
     }
@@ -1126,7 +1126,7 @@ mod pinning {
     async fn a_reworded_question_is_asked_again_and_a_siblings_answer_survives() {
         // Without sealing the arguments are not bound to the state, so a retry can change
         // the argument the region question is worded from.
-        let client = memory::connect(&plain_server());
+        let client = in_process(&plain_server());
         let first = Leg::new("place_named", json!({"name": "a"})).result(&client).await;
         assert_eq!(questions(&first), expect_questions(&[(REGION, "Which region for a?"), (SIZE, "How many GB?")]));
 
@@ -1150,7 +1150,7 @@ mod pinning {
 
     #[tokio::test]
     async fn a_recorded_outcome_pinned_to_another_question_is_dropped_and_the_question_asked() {
-        let client = memory::connect(&plain_server());
+        let client = in_process(&plain_server());
         let first = Leg::new("place_named", json!({"name": "a"})).result(&client).await;
         let asked = decode_state(&state_of(&first))["asked"].clone();
         let size_q = asked[SIZE].clone();
@@ -1172,7 +1172,7 @@ mod pinning {
 
     #[tokio::test]
     async fn a_recorded_outcome_pinned_to_the_current_question_completes_without_asking() {
-        let client = memory::connect(&plain_server());
+        let client = in_process(&plain_server());
         let first = Leg::new("place_named", json!({"name": "a"})).result(&client).await;
         let asked = decode_state(&state_of(&first))["asked"].clone();
         let state = json!({"v": 1, "asked": {}, "outcomes": {
@@ -1261,7 +1261,7 @@ mod refusals {
 
     #[tokio::test]
     async fn a_refusal_fails_a_value_consumer_with_an_error_result_naming_the_parameter() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         for (answer, refused) in [(decline(), "declined"), (cancel(), "cancelled")] {
             let run = Driver::new(go_script(answer)).run(&client, "strict", json!({})).await;
             assert_eq!(run.asked(), [["Go ahead?"]]);
@@ -1276,7 +1276,7 @@ mod refusals {
 
     #[tokio::test]
     async fn a_refusal_a_resolver_needs_fails_the_call_naming_that_resolvers_parameter() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let run = Driver::new(go_script(decline())).run(&client, "nested_strict", json!({})).await;
         assert_eq!(
             tool_error_text(run.result()),
@@ -1288,7 +1288,7 @@ mod refusals {
 
     #[tokio::test]
     async fn an_outcome_consumer_receives_accept_decline_and_cancel() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         for (answer, expected) in
             [(accept(json!({"ok": false})), "accepted go=false"), (decline(), "declined"), (cancel(), "cancelled")]
         {
@@ -1299,7 +1299,7 @@ mod refusals {
 
     #[tokio::test]
     async fn a_refusal_is_recorded_in_the_state_and_not_asked_again() {
-        let client = memory::connect(&builder("refusals-plain").without_request_state_security().build());
+        let client = in_process(&builder("refusals-plain").without_request_state_security().build());
         for (answer, action) in [(decline(), "decline"), (cancel(), "cancel")] {
             let next_label = format!("Next, after {action}?");
             let run = Driver::new(Script::new().on("Start?", answer).on(&next_label, accept(json!({"value": "n"}))))
@@ -1410,7 +1410,7 @@ mod capabilities {
 
     #[tokio::test]
     async fn a_modern_request_lacking_the_capability_is_refused_with_minus_32021() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         for (tool, key, required) in cases() {
             let error = Leg::new(tool, json!({})).capabilities(json!({})).error(&client).await;
             assert_refused(&error, key, &required);
@@ -1439,7 +1439,7 @@ mod capabilities {
 
     #[tokio::test]
     async fn sampling_with_tools_round_trips_with_the_declared_sub_capability() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let first = Leg::new("needs_sampling_tools", json!({}))
             .capabilities(json!({"sampling": {"tools": {}}}))
             .result(&client)
@@ -1566,7 +1566,7 @@ mod bad_answers {
 
     #[tokio::test]
     async fn accepted_content_failing_the_form_schema_fails_the_call_without_leaking_serde() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         for (what, content) in misfits() {
             let result = answer_once(&client, "order", ORDER, accept(content)).await;
             assert_schema_mismatch(&tool_error_text(&result), what);
@@ -1579,7 +1579,7 @@ mod bad_answers {
 
     #[tokio::test]
     async fn an_accept_without_content_is_an_error_not_a_cancel() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let result = answer_once(&client, "order", ORDER, json!({"action": "accept"})).await;
         assert_eq!(
             tool_error_text(&result),
@@ -1589,7 +1589,7 @@ mod bad_answers {
 
     #[tokio::test]
     async fn an_answer_of_the_wrong_kind_is_an_error() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let result = answer_once(&client, "order", ORDER, roots_answer(&["file:///a"])).await;
         assert_eq!(tool_error_text(&result), format!("Resolver '{ORDER}' received a non-elicitation response"));
         let result = answer_once(&client, "title", TITLE, accept(json!({"value": "x"}))).await;
@@ -1697,7 +1697,7 @@ mod adversarial_state {
 
     #[tokio::test]
     async fn unknown_response_keys_and_ghost_state_entries_are_ignored_and_not_carried_forward() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let first = Leg::new("request_access", json!({})).result(&client).await;
         let mut state = decode_state(&state_of(&first));
         state["outcomes"]["ghost::accepted"] = json!({"action": "accept", "data": {"value": "boo"}, "q": "x"});
@@ -1724,7 +1724,7 @@ mod adversarial_state {
 
     #[tokio::test]
     async fn a_forged_entry_failing_the_schema_is_asked_again_not_an_error() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let q = digest(&client, "provision", json!({}), REGION).await;
         for data in [json!({"region": 5}), json!({}), json!("eu-west-1"), json!([1])] {
             let state = json!({"v": 1, "outcomes": {REGION: {"action": "accept", "data": data, "q": q}}, "asked": {}});
@@ -1740,7 +1740,7 @@ mod adversarial_state {
 
     #[tokio::test]
     async fn a_decline_entry_for_a_sampling_question_is_asked_again() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let args = json!({"topic": "maps"});
         let q = digest(&client, "title", args.clone(), TITLE).await;
         for entry in [json!({"action": "decline", "q": q}), json!({"action": "cancel", "q": q})] {
@@ -1756,7 +1756,7 @@ mod adversarial_state {
 
     #[tokio::test]
     async fn a_state_entry_never_replaces_a_value_computed_without_asking() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         // The digest of the question `auto_confirm` asks for 500 GB.
         let q = digest(&client, "reserve", json!({"size_gb": 500}), CONFIRM).await;
         let forged = json!({"v": 1, "outcomes": {
@@ -1780,7 +1780,7 @@ mod adversarial_state {
 
     #[tokio::test]
     async fn malformed_inner_state_is_no_progress_not_an_error() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let q = digest(&client, "provision", json!({}), REGION).await;
         let good_entry = json!({"action": "accept", "data": {"region": "eu"}, "q": q});
         let answer = json!({REGION: accept(json!({"region": "eu"}))});
@@ -1882,7 +1882,7 @@ mod failures {
 
     #[tokio::test]
     async fn a_body_answering_input_required_next_to_resolvers_is_an_error_result() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let result = Leg::new("sneaky", json!({})).result(&client).await;
         assert_eq!(result["resultType"], "complete", "{result}");
         assert_eq!(tool_error_text(&result), "Error executing tool sneaky");
@@ -1890,7 +1890,7 @@ mod failures {
 
     #[tokio::test]
     async fn a_resolver_err_string_is_an_error_result_naming_the_resolver() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let result = Leg::new("soft", json!({})).result(&client).await;
         assert_eq!(
             tool_error_text(&result),
@@ -1913,7 +1913,7 @@ mod failures {
 
     #[tokio::test]
     async fn a_resolver_err_mcp_error_is_that_json_rpc_error() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let run = Driver::new(Script::new()).run(&client, "hard", json!({})).await;
         assert!(run.rounds.is_empty(), "nothing was asked");
         let error = run.error();
@@ -1959,7 +1959,7 @@ mod sealing {
 
     #[tokio::test]
     async fn the_request_state_is_a_sealed_token_and_the_retry_completes() {
-        let client = memory::connect(&server());
+        let client = in_process(&server());
         let first = Leg::new("provision", json!({"name": "orders"})).result(&client).await;
         let token = state_of(&first);
         assert!(token.starts_with("v1."), "{token}");
@@ -1974,7 +1974,7 @@ mod sealing {
     #[tokio::test]
     async fn a_tampered_foreign_or_rebound_token_is_refused_with_the_fixed_error() {
         let server = server();
-        let client = memory::connect(&server);
+        let client = in_process(&server);
         let first = Leg::new("provision", json!({"name": "orders"})).result(&client).await;
         let token = state_of(&first);
 
@@ -1992,7 +1992,7 @@ mod sealing {
         assert_invalid_state(&error);
 
         // The default key belongs to one server instance.
-        let other = memory::connect(&self::server());
+        let other = in_process(&self::server());
         let error =
             Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).error(&other).await;
         assert_invalid_state(&error);

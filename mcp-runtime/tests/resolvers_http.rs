@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp::protocol::CreateMessageResult;
 use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
-use mcp::transport::http::HttpConfig;
+use mcp::serve::http::HttpConfig;
 use mcp::{Resolve, Server};
 use mcp_testkit::http::{self, Headers, PATH, Reply};
 use mcp_testkit::spec::{LEGACY, MODERN, assert_valid};

@@ -16,7 +16,8 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp::Server;
-use mcp::auth::AuthInfo;
+use mcp::handler::AuthInfo;
+use mcp::handler::Session;
 use mcp::protocol::{
     CallToolOutcome, CallToolResult, ElicitRequestParams, ElicitationSchema, ErrorCode, GetPromptOutcome,
     GetPromptResult, InputRequest, InputRequiredResult, JsonRpcMessage, JsonRpcRequest, PromptMessage,
@@ -26,7 +27,6 @@ use mcp::sealing::{
     AesGcmCodec, Clock, Envelope, InMemoryConsumedTokens, InvalidRequestState, RequestStateCodec, RequestStateSecurity,
     RequestStateSecurityBuilder, SealError, args_digest,
 };
-use mcp::server::Session;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use ring::hmac;

@@ -15,7 +15,7 @@ use http::{HeaderMap, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use mcp::transport::http::HttpConfig;
+use mcp::serve::http::HttpConfig;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -507,7 +507,7 @@ pub async fn serve(server: &mcp::Server, config: HttpConfig) -> SocketAddr {
     let addr = listener.local_addr().unwrap_or_else(|e| panic!("reading the bound address: {e}"));
     let server = server.clone();
     tokio::spawn(async move {
-        if let Err(e) = server.serve_http_listener(listener, config).await {
+        if let Err(e) = mcp::serve::http(listener, server).config(config).await {
             eprintln!("the test HTTP server stopped: {e}");
         }
     });

@@ -42,7 +42,7 @@ impl ToolDef for JsonSchema202012 {
         )
     }
 
-    fn call(_ctx: Context, params: CallToolParams) -> mcp::server::BoxFuture<Result<CallToolOutcome, Error>> {
+    fn call(_ctx: Context, params: CallToolParams) -> mcp::handler::BoxFuture<Result<CallToolOutcome, Error>> {
         let args = Value::Object(params.arguments.unwrap_or_default());
         Box::pin(async move { Ok(CallToolResult::text(format!("Received {args}")).into()) })
     }
@@ -62,7 +62,7 @@ impl ToolDef for XMcpHeader {
         )
     }
 
-    fn call(_ctx: Context, params: CallToolParams) -> mcp::server::BoxFuture<Result<CallToolOutcome, Error>> {
+    fn call(_ctx: Context, params: CallToolParams) -> mcp::handler::BoxFuture<Result<CallToolOutcome, Error>> {
         let args: JsonObject = params.arguments.unwrap_or_default();
         let region = args.get("region").and_then(Value::as_str).unwrap_or("<none>").to_owned();
         Box::pin(async move { Ok(CallToolResult::text(format!("region={region}")).into()) })

@@ -24,7 +24,7 @@ use crate::protocol::{
     JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcVersion, LATEST_PROTOCOL_VERSION,
     RequestId, decode_message,
 };
-use crate::transport::http::headers;
+use crate::wire::headers;
 
 type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
 

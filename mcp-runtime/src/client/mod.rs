@@ -6,21 +6,31 @@
 //!   [`SamplingHandler`], [`RootsHandler`], progress, logging) and options, then
 //!   `connect_http`, `connect_stdio`, `connect_in_process` or `connect_raw`.
 //! - Under 2026-07-28, `call_tool`, `get_prompt` and `read_resource` run the retry loop
-//!   ([`driver`]); the `*_once` forms return one round for callers that drive it themselves.
+//!   (the driver); the `*_once` forms return one round for callers that drive it themselves.
 //! - In a 2025-11-25 session, the same callbacks answer the server's requests.
 //! - [`RawClient`]: a bare JSON-RPC peer over a byte stream, for tests and tools.
 
 mod callbacks;
+#[cfg(feature = "test-util")]
+#[doc(hidden)]
 pub mod driver;
+#[cfg(not(feature = "test-util"))]
+mod driver;
 mod error;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "server")]
+mod in_process;
 mod link;
 mod negotiate;
 mod raw;
 mod session;
+#[cfg(feature = "http")]
 mod sse;
 
 pub use callbacks::{Asker, CallbackFuture, ElicitationHandler, RootsHandler, SamplingHandler};
 pub use error::ClientError;
+#[cfg(feature = "server")]
+pub use in_process::in_process;
 pub use raw::RawClient;
 pub use session::{CallOptions, Client, ClientBuilder, Mode};

@@ -12,7 +12,7 @@ use crate::protocol::{
     ErrorObject, JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,
     JsonRpcVersion, RequestId, decode_message,
 };
-use crate::transport::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
+use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
 type PendingMap = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
 

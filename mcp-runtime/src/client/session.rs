@@ -19,7 +19,7 @@ use crate::protocol::{
     LoggingMessageParams, Outcome, ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, Tool, keys, methods,
 };
-use crate::transport::http::headers::HeaderParam;
+use crate::wire::headers::HeaderParam;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -152,6 +152,7 @@ impl ClientBuilder {
     }
 
     /// Connect to a Streamable HTTP endpoint (`http://host:port/mcp`).
+    #[cfg(feature = "http")]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let link = super::http::HttpLink::new(url, self.bearer.as_deref(), self.callbacks.clone())?;
         self.finish(Arc::new(link)).await
@@ -166,8 +167,9 @@ impl ClientBuilder {
     }
 
     /// Serve `server` in this process and connect to it (in-memory pipe).
+    #[cfg(feature = "server")]
     pub async fn connect_in_process(self, server: &crate::Server) -> Result<Client, ClientError> {
-        let raw = crate::transport::memory::connect(server);
+        let raw = super::in_process(server);
         self.connect_raw(raw).await
     }
 
@@ -410,7 +412,7 @@ impl Client {
         let mut index = HashMap::new();
         let kept = tools
             .into_iter()
-            .filter(|tool| match crate::transport::http::headers::checked_header_params(tool) {
+            .filter(|tool| match crate::wire::headers::checked_header_params(tool) {
                 Ok(params) => {
                     index.insert(tool.name.clone(), params);
                     true

@@ -18,21 +18,21 @@
 //! # let _ = server;
 //! ```
 
-mod describe;
 mod returns;
 mod router;
 pub mod template;
 
+#[cfg(feature = "macros")]
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
 pub(crate) use router::{Items, ListKind, SharedItems};
 
 use crate::Error;
+use crate::handler::{BoxFuture, Context};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, Prompt, ReadResourceOutcome,
     ReadResourceParams, Resource, ResourceTemplate, Tool,
 };
-use crate::server::{BoxFuture, Context};
 
 /// A tool defined with `#[mcp::tool]`.
 #[diagnostic::on_unimplemented(

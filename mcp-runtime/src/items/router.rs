@@ -6,12 +6,12 @@ use std::sync::{Arc, RwLock};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
+use crate::handler::{BoxFuture, Context, RequestContext};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate,
     Tool,
 };
-use crate::server::{BoxFuture, Context, RequestContext};
 
 type ToolCall = fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
 type PromptGet = fn(Context, GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
@@ -137,6 +137,16 @@ fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl crate::handler::ItemSwitch for SharedItems {
+    fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
+        SharedItems::set_tool_enabled(self, name, enabled)
+    }
+
+    fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
+        SharedItems::set_prompt_enabled(self, name, enabled)
+    }
 }
 
 impl SharedItems {

@@ -120,3 +120,51 @@ pub struct ResourcesCapability {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
 }
+
+/// The capability `request` needs that `caps` lacks: a label for messages, and the
+/// capability as `requiredCapabilities` shows it.
+#[cfg(feature = "server")]
+pub(crate) fn missing_capability(
+    request: &super::InputRequest,
+    caps: &ClientCapabilities,
+) -> Option<(&'static str, ClientCapabilities)> {
+    use super::ElicitRequestParams;
+    let mut required = ClientCapabilities::default();
+    let label = match request {
+        super::InputRequest::Elicit(ElicitRequestParams::Form(_)) => {
+            if caps.elicitation.as_ref().is_some_and(|e| e.supports_form()) {
+                return None;
+            }
+            required.elicitation = Some(ElicitationCapability { form: Some(JsonObject::new()), ..Default::default() });
+            "form elicitation"
+        }
+        super::InputRequest::Elicit(ElicitRequestParams::Url(_)) => {
+            if caps.elicitation.as_ref().is_some_and(|e| e.supports_url()) {
+                return None;
+            }
+            required.elicitation = Some(ElicitationCapability { url: Some(JsonObject::new()), ..Default::default() });
+            "URL elicitation"
+        }
+        super::InputRequest::Sample(params) => {
+            let tools = params.uses_tools();
+            match &caps.sampling {
+                Some(s) if !tools || s.tools.is_some() => return None,
+                _ => {}
+            }
+            let mut sampling = SamplingCapability::default();
+            if tools {
+                sampling.tools = Some(JsonObject::new());
+            }
+            required.sampling = Some(sampling);
+            if tools { "sampling with tools" } else { "sampling" }
+        }
+        super::InputRequest::ListRoots(_) => {
+            if caps.roots.is_some() {
+                return None;
+            }
+            required.roots = Some(RootsCapability::default());
+            "roots"
+        }
+    };
+    Some((label, required))
+}

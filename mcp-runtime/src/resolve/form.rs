@@ -106,6 +106,7 @@ fn owned(values: &[&str]) -> Vec<String> {
 }
 
 /// The schema of a single choice among `values` (used by the derive on enums).
+#[cfg_attr(not(feature = "macros"), allow(dead_code))]
 pub fn choice_schema(values: &[&str], description: Option<String>) -> PrimitiveSchema {
     PrimitiveSchema::UntitledSingleSelect(UntitledSingleSelectEnumSchema {
         description,
@@ -115,6 +116,7 @@ pub fn choice_schema(values: &[&str], description: Option<String>) -> PrimitiveS
 }
 
 /// A form schema from `(wire name, required, schema)` fields (used by the derive).
+#[cfg_attr(not(feature = "macros"), allow(dead_code))]
 pub fn form_schema(fields: Vec<(&str, bool, PrimitiveSchema)>) -> ElicitationSchema {
     let required: Vec<String> = fields.iter().filter(|f| f.1).map(|f| f.0.to_owned()).collect();
     ElicitationSchema {

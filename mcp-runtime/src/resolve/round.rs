@@ -16,10 +16,10 @@ use super::question::{Question, QuestionKind, Rendered};
 use super::state::{Progress, Recorded, question_digest};
 use super::{Resolve, Resolver, Want};
 use crate::Error;
+use crate::handler::Context;
 use crate::protocol::{
     CallToolOutcome, CallToolResult, ElicitAction, InputRequest, InputRequiredResult, InputResponse,
 };
-use crate::server::Context;
 
 /// A boxed future borrowing the round.
 pub type RoundFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -296,7 +296,7 @@ impl Round {
 
     /// Refuse a question the client did not declare the capability for (-32021).
     fn gate(&self, key: &str, request: &InputRequest) -> Result<(), Stop> {
-        match crate::server::missing_capability(request, self.ctx.client_capabilities()) {
+        match crate::protocol::missing_capability(request, self.ctx.client_capabilities()) {
             None => Ok(()),
             Some((what, required)) => Err(Stop::error(Error::missing_client_capability(
                 format!("Client did not declare the {what} capability required by resolver '{key}'"),

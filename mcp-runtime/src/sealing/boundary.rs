@@ -1,5 +1,8 @@
-//! Where sealing meets dispatch: verify and unwrap `requestState` on the way in, seal
-//! it on the way out, for `tools/call`, `prompts/get` and `resources/read` only.
+//! Where sealing meets the handler stack: [`SealingLayer`] verifies and unwraps
+//! `requestState` on the way in and seals it on the way out, for `tools/call`,
+//! `prompts/get` and `resources/read` only.
+
+use std::sync::Arc;
 
 use ring::rand::SystemRandom;
 use serde_json::Value;
@@ -7,8 +10,8 @@ use serde_json::Value;
 use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim};
 use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
+use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
 use crate::protocol::{ErrorCode, JsonObject, methods};
-use crate::server::RequestContext;
 
 /// The one error every inbound failure gets, whatever the cause.
 pub fn invalid_request_state() -> Error {
@@ -42,7 +45,7 @@ impl Boundary {
     /// The principal of this request, per the policy.
     pub(crate) fn principal(&self, ctx: &RequestContext) -> Option<String> {
         match &self.security.principal {
-            PrincipalBinding::Authenticated => ctx.auth().map(crate::auth::AuthInfo::principal),
+            PrincipalBinding::Authenticated => ctx.auth().map(crate::handler::AuthInfo::principal),
             PrincipalBinding::Disabled => None,
             PrincipalBinding::Custom(f) => f(ctx),
         }
@@ -108,5 +111,72 @@ impl Boundary {
         let envelope = Envelope::new(now, self.security.ttl_ms, binding, state, self.audience.clone(), claim);
         let payload = envelope.to_payload();
         self.security.codec.seal(&payload).map_err(|e| refuse(&e.0))
+    }
+}
+
+/// Request-state sealing as a [`Layer`]: on `tools/call`, `prompts/get` and
+/// `resources/read`, verify and unwrap an inbound `requestState` before the inner handler
+/// sees it, and seal the state of an `InputRequiredResult` on the way out. Anything that
+/// does not verify gets [`invalid_request_state`].
+#[derive(Clone)]
+pub struct SealingLayer {
+    boundary: Arc<Boundary>,
+}
+
+impl std::fmt::Debug for SealingLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SealingLayer").field("audience", &self.boundary.audience).finish_non_exhaustive()
+    }
+}
+
+impl SealingLayer {
+    /// A layer sealing with `security`; `default_audience` (the server's name) is the
+    /// audience unless the policy sets one.
+    pub fn new(security: RequestStateSecurity, default_audience: &str) -> Self {
+        SealingLayer { boundary: Arc::new(Boundary::new(security, default_audience)) }
+    }
+}
+
+impl<H: Handler> Layer<H> for SealingLayer {
+    type Handler = Sealed<H>;
+
+    fn layer(&self, inner: H) -> Sealed<H> {
+        Sealed { inner, boundary: Arc::clone(&self.boundary) }
+    }
+}
+
+/// A handler wrapped by [`SealingLayer`].
+pub struct Sealed<H> {
+    inner: H,
+    boundary: Arc<Boundary>,
+}
+
+impl<H> std::fmt::Debug for Sealed<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sealed").finish_non_exhaustive()
+    }
+}
+
+impl<H: Handler> Handler for Sealed<H> {
+    fn call(&self, mut request: Request) -> BoxFuture<Result<Reply, Error>> {
+        if !Boundary::applies_to(&request.method) {
+            return self.inner.call(request);
+        }
+        let binding = Boundary::binding(&request.method, request.params.as_ref());
+        let principal = self.boundary.principal(&request.ctx);
+        if let Err(e) = self.boundary.inbound(&binding, &mut request.params, principal.as_deref()) {
+            return Box::pin(std::future::ready(Err(e)));
+        }
+        let inner = self.inner.call(request);
+        let boundary = Arc::clone(&self.boundary);
+        Box::pin(async move {
+            let mut reply = inner.await?;
+            if let Reply::InputRequired(ir) = &mut reply
+                && let Some(state) = ir.request_state.take()
+            {
+                ir.request_state = Some(boundary.outbound(&binding, state, principal.as_deref())?);
+            }
+            Ok(reply)
+        })
     }
 }

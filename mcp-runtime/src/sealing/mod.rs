@@ -1,4 +1,4 @@
-//! Request-state sealing: `requestState` travels through the client, so it is
+//! Layer 4, request-state sealing ([`SealingLayer`]): `requestState` travels through the client, so it is
 //! attacker-controlled input. The server encrypts and authenticates it (AES-256-GCM),
 //! binds it to the request (method, target, arguments), the audience, the principal and
 //! a time window, and rejects anything else with one fixed error. Handlers only ever
@@ -23,9 +23,10 @@ mod codec;
 mod envelope;
 mod policy;
 
-pub(crate) use boundary::Boundary;
-pub use boundary::invalid_request_state;
+pub use boundary::{Sealed, SealingLayer, invalid_request_state};
 pub use codec::{AesGcmCodec, InvalidRequestState, MIN_KEY_BYTES, RequestStateCodec, SealError};
+#[cfg(feature = "test-util")]
+#[doc(hidden)]
 pub use envelope::{Binding, Envelope, FUTURE_SKEW_MS, Rejection, args_digest};
 pub use policy::{
     Clock, ConfigError, ConsumedTokens, DEFAULT_TTL, InMemoryConsumedTokens, PrincipalBinding, PrincipalFn,

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::codec::{AesGcmCodec, RequestStateCodec};
-use crate::server::RequestContext;
+use crate::handler::RequestContext;
 
 /// An invalid sealing configuration, reported when it is built.
 #[derive(Debug, Clone, PartialEq, Eq)]

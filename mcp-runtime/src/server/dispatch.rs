@@ -9,127 +9,45 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::context::{ContextInner, RequestContext};
-use super::results::{Reply, finish_legacy, finish_modern};
-use super::session::{LegacyState, Session};
-use super::{Server, ServerInner};
+use super::Server;
+use super::results::{finish_legacy, finish_modern};
+use super::routes::{Route, parse};
 use crate::Error;
+use crate::handler::{AuthInfo, ContextInner, Handler, LegacyState, Payload, Reply, Request, RequestContext, Session};
 use crate::items::ListKind;
 use crate::protocol::{
-    ClientCapabilities, DiscoverResult, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest,
-    LoggingLevel, Outcome, ProgressToken, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, keys,
-    methods,
+    ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest, LoggingLevel,
+    ProgressToken, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, keys, methods,
 };
-use crate::sealing::{Binding, Boundary};
-
-/// The methods a handler can serve, in both eras.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Route {
-    Discover,
-    ListTools,
-    CallTool,
-    ListPrompts,
-    GetPrompt,
-    ListResources,
-    ListResourceTemplates,
-    ReadResource,
-    Complete,
-    Listen,
-}
-
-impl Route {
-    /// The route for `method`, if this server has a handler for it.
-    fn find(server: &ServerInner, method: &str, modern: bool) -> Option<Route> {
-        let h = &server.handlers;
-        let (route, available) = match method {
-            methods::SERVER_DISCOVER if modern => (Route::Discover, true),
-            methods::TOOLS_LIST => (Route::ListTools, h.list_tools.is_some()),
-            methods::TOOLS_CALL => (Route::CallTool, h.call_tool.is_some()),
-            methods::PROMPTS_LIST => (Route::ListPrompts, h.list_prompts.is_some()),
-            methods::PROMPTS_GET => (Route::GetPrompt, h.get_prompt.is_some()),
-            methods::RESOURCES_LIST => (Route::ListResources, h.list_resources.is_some()),
-            methods::RESOURCES_TEMPLATES_LIST => (Route::ListResourceTemplates, h.list_resource_templates.is_some()),
-            methods::RESOURCES_READ => (Route::ReadResource, h.read_resource.is_some()),
-            methods::COMPLETION_COMPLETE => (Route::Complete, h.complete.is_some()),
-            methods::SUBSCRIPTIONS_LISTEN if modern => (Route::Listen, server.supports_listen()),
-            _ => return None,
-        };
-        available.then_some(route)
-    }
-
-    /// The method this route serves.
-    fn method(self) -> &'static str {
-        match self {
-            Route::Discover => methods::SERVER_DISCOVER,
-            Route::ListTools => methods::TOOLS_LIST,
-            Route::CallTool => methods::TOOLS_CALL,
-            Route::ListPrompts => methods::PROMPTS_LIST,
-            Route::GetPrompt => methods::PROMPTS_GET,
-            Route::ListResources => methods::RESOURCES_LIST,
-            Route::ListResourceTemplates => methods::RESOURCES_TEMPLATES_LIST,
-            Route::ReadResource => methods::RESOURCES_READ,
-            Route::Complete => methods::COMPLETION_COMPLETE,
-            Route::Listen => methods::SUBSCRIPTIONS_LISTEN,
-        }
-    }
-}
-
-/// A request's result: a value, or a finished response body encoded once and shared.
-#[derive(Debug, Clone)]
-pub(crate) enum Payload {
-    Value(Value),
-    Encoded(Arc<str>),
-}
-
-impl Payload {
-    pub(crate) fn into_value(self) -> Value {
-        match self {
-            Payload::Value(value) => value,
-            Payload::Encoded(text) => serde_json::from_str(&text).unwrap_or(Value::Null),
-        }
-    }
-}
 
 fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
     params.and_then(|p| p.get("_meta")).and_then(Value::as_object)
 }
 
-fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, Error> {
-    serde_json::from_value(Value::Object(params.unwrap_or_default()))
-        .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
-}
-
+#[cfg(feature = "test-util")]
 impl Server {
-    /// Serve one request on `session` and return its result or error.
-    ///
-    /// Notifications about the request (progress, log messages) go to `notifications`.
-    /// Transports call this; most users never do.
-    pub async fn handle_request(
-        &self,
-        session: &Arc<Session>,
-        request: JsonRpcRequest,
-        notifications: mpsc::Sender<String>,
-    ) -> Result<Value, Error> {
-        self.handle_request_as(session, request, notifications, None).await
-    }
-
-    /// [`handle_request`](Self::handle_request) for a caller the transport authenticated.
+    /// Serve one request on `session` with no transport, as the caller `auth`; for this
+    /// workspace's tests (`test-util`, not covered by semver).
+    #[doc(hidden)]
     pub async fn handle_request_as(
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
         notifications: mpsc::Sender<String>,
-        auth: Option<Arc<crate::auth::AuthInfo>>,
+        auth: Option<Arc<AuthInfo>>,
     ) -> Result<Value, Error> {
-        self.dispatch(session, request, notifications, auth).await.map(Payload::into_value)
+        match self.dispatch(session, request, notifications, auth).await? {
+            Payload::Value(value) => Ok(value),
+            Payload::Encoded(text) => serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string())),
+        }
     }
 
-    /// Serve one request and encode its response line (result or error), as the stdio and
-    /// HTTP transports do. For custom transports and benchmarks.
+    /// Serve one request and encode its response line, as the transports do; for the
+    /// dispatch benchmark (`test-util`, not covered by semver).
+    #[doc(hidden)]
     pub async fn respond(
         &self,
         session: &Arc<Session>,
@@ -138,18 +56,20 @@ impl Server {
     ) -> String {
         let id = request.id.clone();
         match self.dispatch(session, request, notifications, None).await {
-            Ok(payload) => super::payload_frame(id, payload),
-            Err(error) => super::error_frame(Some(id), error.into()),
+            Ok(payload) => crate::handler::payload_frame(id, payload),
+            Err(error) => crate::handler::error_frame(Some(id), error.into()),
         }
     }
+}
 
+impl Server {
     /// Serve one request, the result possibly already encoded (transports write it as is).
     pub(crate) async fn dispatch(
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
         notifications: mpsc::Sender<String>,
-        auth: Option<Arc<crate::auth::AuthInfo>>,
+        auth: Option<Arc<AuthInfo>>,
     ) -> Result<Payload, Error> {
         let JsonRpcRequest { id, method, params, .. } = request;
         let modern = meta_of(params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
@@ -161,24 +81,24 @@ impl Server {
                 return Ok(Payload::Value(json!({})));
             }
             if session.is_legacy() {
-                return self.legacy_request(session, id, &method, params, notifications, auth).await;
+                return self.legacy_request(session, id, method, params, notifications, auth).await;
             }
         }
-        self.modern_request(session, id, &method, params, notifications, auth).await
+        self.modern_request(session, id, method, params, notifications, auth).await
     }
 
     async fn modern_request(
         &self,
         session: &Arc<Session>,
         id: crate::protocol::RequestId,
-        method: &str,
-        mut params: Option<JsonObject>,
+        method: String,
+        params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
-        auth: Option<Arc<crate::auth::AuthInfo>>,
+        auth: Option<Arc<AuthInfo>>,
     ) -> Result<Payload, Error> {
         let server = self.inner();
-        let Some(route) = Route::find(server, method, true) else {
-            return Err(Error::method_not_found(method));
+        let Some(route) = server.routes.find(&method, true) else {
+            return Err(Error::method_not_found(&method));
         };
         let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
         let ctx = RequestContext::new(ContextInner {
@@ -191,20 +111,13 @@ impl Server {
             log_level: meta.log_level,
             session: Arc::clone(session),
             notifications,
-            server: self.clone(),
+            server: server.handle.clone(),
             auth,
         });
         if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
             return Ok(Payload::Encoded(text));
         }
-        server.limits.check_retry_fields(method, params.as_ref())?;
-        let sealing = open_request_state(server, &ctx, method, &mut params)?;
-        let mut reply = self.run(route, ctx.clone(), params).await?;
-        if let (Reply::InputRequired(ir), Some((boundary, binding, principal))) = (&mut reply, &sealing)
-            && let Some(state) = ir.request_state.take()
-        {
-            ir.request_state = Some(boundary.outbound(binding, state, principal.as_deref())?);
-        }
+        let reply = server.stack.call(Request::new(ctx.clone(), method, params)).await?;
         finish_modern(server, reply, ctx.client_capabilities()).map(Payload::Value)
     }
 
@@ -244,11 +157,12 @@ impl Server {
         &self,
         session: &Arc<Session>,
         id: crate::protocol::RequestId,
-        method: &str,
-        mut params: Option<JsonObject>,
+        method: String,
+        params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
-        auth: Option<Arc<crate::auth::AuthInfo>>,
+        auth: Option<Arc<AuthInfo>>,
     ) -> Result<Payload, Error> {
+        let method = method.as_str();
         let Some(state) = session.legacy() else {
             return Err(Error::internal("Internal error"));
         };
@@ -269,7 +183,7 @@ impl Server {
             session.set_log_level(p.level);
             return Ok(Payload::Value(json!({})));
         }
-        let Some(route) = Route::find(self.inner(), method, false) else {
+        let Some(route) = self.inner().routes.find(method, false) else {
             return Err(Error::method_not_found(method));
         };
         let progress_token = meta_of(params.as_ref())
@@ -285,7 +199,7 @@ impl Server {
             log_level: state.log_level,
             session: Arc::clone(session),
             notifications,
-            server: self.clone(),
+            server: self.inner().handle.clone(),
             auth,
         });
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
@@ -294,9 +208,7 @@ impl Server {
         if let Some(text) = self.encoded_list(route, params.as_ref(), true)? {
             return Ok(Payload::Encoded(text));
         }
-        self.inner().limits.check_retry_fields(method, params.as_ref())?;
-        open_request_state(self.inner(), &ctx, method, &mut params)?;
-        let reply = self.run(route, ctx, params).await?;
+        let reply = self.inner().stack.call(Request::new(ctx, method, params)).await?;
         finish_legacy(reply).map(Payload::Value)
     }
 
@@ -323,87 +235,6 @@ impl Server {
             meta: None,
         };
         serde_json::to_value(result).map_err(|e| Error::internal(e.to_string()))
-    }
-
-    /// Run the route's handler, under the handler timeout (listen streams excepted).
-    async fn run(&self, route: Route, ctx: RequestContext, params: Option<JsonObject>) -> Result<Reply, Error> {
-        if route == Route::Listen {
-            return self.run_untimed(route, ctx, params).await;
-        }
-        self.inner().limits.timed(route.method(), self.run_untimed(route, ctx, params)).await
-    }
-
-    async fn run_untimed(&self, route: Route, ctx: RequestContext, params: Option<JsonObject>) -> Result<Reply, Error> {
-        let server = self.inner();
-        let h = &server.handlers;
-        // `Route::find` only returns routes whose handler is set.
-        let missing = || Error::internal("handler missing");
-        match route {
-            Route::Discover => {
-                let result = DiscoverResult {
-                    supported_versions: SUPPORTED_MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-                    capabilities: server.capabilities.clone(),
-                    instructions: server.instructions.clone(),
-                    ..Default::default()
-                };
-                Reply::cacheable(&result)
-            }
-            Route::ListTools => {
-                Reply::cacheable(&h.list_tools.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
-            }
-            Route::ListPrompts => {
-                Reply::cacheable(&h.list_prompts.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
-            }
-            Route::ListResources => {
-                Reply::cacheable(&h.list_resources.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
-            }
-            Route::ListResourceTemplates => {
-                Reply::cacheable(&h.list_resource_templates.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?)
-            }
-            Route::Complete => Reply::plain(&h.complete.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await?),
-            Route::Listen => Ok(Reply::Complete { result: self.listen(ctx, parse(params)?).await?, cacheable: false }),
-            Route::CallTool => match h.call_tool.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
-                Outcome::Complete(result) => Reply::plain(&result),
-                Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
-            },
-            Route::GetPrompt => match h.get_prompt.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
-                Outcome::Complete(result) => Reply::plain(&result),
-                Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
-            },
-            Route::ReadResource => match h.read_resource.as_ref().ok_or_else(missing)?(ctx, parse(params)?).await? {
-                Outcome::Complete(result) => {
-                    if result.contents.is_empty() {
-                        tracing::warn!("resources/read handler returned no contents");
-                        return Err(Error::internal("Handler returned an invalid result"));
-                    }
-                    Reply::cacheable(&result)
-                }
-                Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
-            },
-        }
-    }
-}
-
-/// What an outbound `requestState` of a request is sealed with: the boundary, the
-/// request's binding and its principal (the inbound ones, reused).
-type Sealing<'a> = (&'a Boundary, Binding, Option<String>);
-
-/// Verify an inbound `requestState` on a carrier method and replace it with the plaintext
-/// it seals; returns what an outbound state of this request is sealed with.
-fn open_request_state<'a>(
-    server: &'a ServerInner,
-    ctx: &RequestContext,
-    method: &str,
-    params: &mut Option<JsonObject>,
-) -> Result<Option<Sealing<'a>>, Error> {
-    match &server.boundary {
-        Some(boundary) if Boundary::applies_to(method) => {
-            let binding = Boundary::binding(method, params.as_ref());
-            let principal = boundary.principal(ctx);
-            boundary.inbound(&binding, params, principal.as_deref())?;
-            Ok(Some((boundary, binding, principal)))
-        }
-        _ => Ok(None),
     }
 }
 

@@ -5,82 +5,79 @@
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::changes::Change;
-use super::{RequestContext, Server};
 use crate::Error;
+use crate::handler::{Change, RequestContext};
 use crate::protocol::{
-    JsonObject, SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    JsonObject, ServerCapabilities, SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
     SubscriptionsListenResult, keys, methods,
 };
 
-impl Server {
-    /// The part of `requested` this server can honour.
-    fn supported_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
-        let caps = self.capabilities();
-        let tools = caps.tools.as_ref().and_then(|t| t.list_changed).unwrap_or(false);
-        let prompts = caps.prompts.as_ref().and_then(|p| p.list_changed).unwrap_or(false);
-        let resources = caps.resources.as_ref().and_then(|r| r.list_changed).unwrap_or(false);
-        let subscribe = caps.resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
-        SubscriptionFilter {
-            tools_list_changed: requested.tools_list_changed.filter(|want| *want && tools),
-            prompts_list_changed: requested.prompts_list_changed.filter(|want| *want && prompts),
-            resources_list_changed: requested.resources_list_changed.filter(|want| *want && resources),
-            resource_subscriptions: requested.resource_subscriptions.clone().filter(|_| subscribe),
-            task_ids: None,
+/// The part of `requested` a server with `caps` can honour.
+fn supported_filter(caps: &ServerCapabilities, requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let tools = caps.tools.as_ref().and_then(|t| t.list_changed).unwrap_or(false);
+    let prompts = caps.prompts.as_ref().and_then(|p| p.list_changed).unwrap_or(false);
+    let resources = caps.resources.as_ref().and_then(|r| r.list_changed).unwrap_or(false);
+    let subscribe = caps.resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
+    SubscriptionFilter {
+        tools_list_changed: requested.tools_list_changed.filter(|want| *want && tools),
+        prompts_list_changed: requested.prompts_list_changed.filter(|want| *want && prompts),
+        resources_list_changed: requested.resources_list_changed.filter(|want| *want && resources),
+        resource_subscriptions: requested.resource_subscriptions.clone().filter(|_| subscribe),
+        task_ids: None,
+    }
+}
+
+/// Serve one `subscriptions/listen` stream until the client goes away.
+pub(crate) async fn listen(
+    caps: &ServerCapabilities,
+    ctx: RequestContext,
+    params: SubscriptionsListenParams,
+) -> Result<JsonObject, Error> {
+    let filter = supported_filter(caps, &params.notifications);
+    let id = serde_json::to_value(ctx.request_id()).unwrap_or(Value::Null);
+    let mut tag = JsonObject::new();
+    tag.insert(keys::SUBSCRIPTION_ID.to_owned(), id);
+    // Subscribe before acknowledging so no change falls between the two.
+    let mut changes = ctx.server().subscribe_changes();
+    let ack = SubscriptionsAcknowledgedParams { meta: Some(tag.clone()), notifications: filter.clone() };
+    ctx.send_notification(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await;
+    loop {
+        let change = match changes.recv().await {
+            Ok(change) => change,
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "a subscription fell behind; some change notifications were dropped");
+                continue;
+            }
+            Err(RecvError::Closed) => break,
+        };
+        let (method, extra) = match &change {
+            Change::Tools if filter.tools_list_changed == Some(true) => {
+                (methods::NOTIFICATION_TOOLS_LIST_CHANGED, None)
+            }
+            Change::Prompts if filter.prompts_list_changed == Some(true) => {
+                (methods::NOTIFICATION_PROMPTS_LIST_CHANGED, None)
+            }
+            Change::Resources if filter.resources_list_changed == Some(true) => {
+                (methods::NOTIFICATION_RESOURCES_LIST_CHANGED, None)
+            }
+            Change::ResourceUpdated(uri)
+                if filter.resource_subscriptions.as_ref().is_some_and(|uris| uris.contains(uri)) =>
+            {
+                (methods::NOTIFICATION_RESOURCES_UPDATED, Some(uri.clone()))
+            }
+            _ => continue,
+        };
+        let mut params = json!({ "_meta": tag });
+        if let Some(uri) = extra {
+            params["uri"] = Value::String(uri);
+        }
+        if !ctx.send_notification(method, &params).await {
+            break;
         }
     }
-
-    pub(crate) async fn listen(
-        &self,
-        ctx: RequestContext,
-        params: SubscriptionsListenParams,
-    ) -> Result<JsonObject, Error> {
-        let filter = self.supported_filter(&params.notifications);
-        let id = serde_json::to_value(ctx.request_id()).unwrap_or(Value::Null);
-        let mut tag = JsonObject::new();
-        tag.insert(keys::SUBSCRIPTION_ID.to_owned(), id);
-        // Subscribe before acknowledging so no change falls between the two.
-        let mut changes = self.inner().changes.subscribe();
-        let ack = SubscriptionsAcknowledgedParams { meta: Some(tag.clone()), notifications: filter.clone() };
-        ctx.send_notification(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await;
-        loop {
-            let change = match changes.recv().await {
-                Ok(change) => change,
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "a subscription fell behind; some change notifications were dropped");
-                    continue;
-                }
-                Err(RecvError::Closed) => break,
-            };
-            let (method, extra) = match &change {
-                Change::Tools if filter.tools_list_changed == Some(true) => {
-                    (methods::NOTIFICATION_TOOLS_LIST_CHANGED, None)
-                }
-                Change::Prompts if filter.prompts_list_changed == Some(true) => {
-                    (methods::NOTIFICATION_PROMPTS_LIST_CHANGED, None)
-                }
-                Change::Resources if filter.resources_list_changed == Some(true) => {
-                    (methods::NOTIFICATION_RESOURCES_LIST_CHANGED, None)
-                }
-                Change::ResourceUpdated(uri)
-                    if filter.resource_subscriptions.as_ref().is_some_and(|uris| uris.contains(uri)) =>
-                {
-                    (methods::NOTIFICATION_RESOURCES_UPDATED, Some(uri.clone()))
-                }
-                _ => continue,
-            };
-            let mut params = json!({ "_meta": tag });
-            if let Some(uri) = extra {
-                params["uri"] = Value::String(uri);
-            }
-            if !ctx.send_notification(method, &params).await {
-                break;
-            }
-        }
-        let result = SubscriptionsListenResult { meta: Some(tag), ..Default::default() };
-        match serde_json::to_value(result) {
-            Ok(Value::Object(map)) => Ok(map),
-            _ => Err(Error::internal("Internal error")),
-        }
+    let result = SubscriptionsListenResult { meta: Some(tag), ..Default::default() };
+    match serde_json::to_value(result) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(Error::internal("Internal error")),
     }
 }

@@ -26,39 +26,26 @@
 //! assert_eq!(server.info().name, "Echo");
 //! ```
 
-mod changes;
-mod connection;
-mod context;
+mod describe;
 mod dispatch;
-mod handlers;
-mod limits;
 mod listen;
-mod panic;
 mod results;
-mod session;
+mod routes;
 
 use std::sync::Arc;
 
-pub use changes::Change;
-pub use connection::{ConnectionConfig, DEFAULT_MAX_IN_FLIGHT};
-pub(crate) use connection::{busy, error_frame, payload_frame};
-pub use context::{Context, RequestContext};
-pub(crate) use dispatch::Payload;
-pub use handlers::{BoxFuture, Handler};
-pub use limits::{
-    DEFAULT_HANDLER_TIMEOUT, DEFAULT_MAX_INPUT_RESPONSE_BYTES, DEFAULT_MAX_INPUT_RESPONSES,
-    DEFAULT_MAX_REQUEST_STATE_BYTES, Limits,
-};
-pub(crate) use panic::CatchUnwind;
-pub(crate) use results::missing_capability;
-pub use session::Session;
+pub use routes::MethodHandler;
 
+use crate::handler::RequestContext;
+use crate::handler::{Change, Handler, Layer, ServerHandle};
+use crate::limits::{Limits, LimitsLayer};
 use crate::protocol::{
     CacheScope, CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, GetPromptOutcome, GetPromptParams,
     Implementation, JsonObject, ListCapability, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedParams, ReadResourceOutcome, ReadResourceParams, ResourcesCapability, ServerCapabilities,
 };
-use handlers::Handlers;
+use crate::sealing::SealingLayer;
+use routes::{Handlers, Routes};
 
 /// Default `ttlMs` for cacheable results whose handler set none: 0 (do not reuse).
 pub const DEFAULT_TTL_MS: u64 = 0;
@@ -69,25 +56,19 @@ pub struct Server {
     inner: Arc<ServerInner>,
 }
 
-impl ServerInner {
-    pub(crate) fn supports_listen(&self) -> bool {
-        let caps = &self.capabilities;
-        caps.tools.is_some() || caps.prompts.is_some() || caps.resources.is_some()
-    }
-}
-
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) handlers: Handlers,
     pub(crate) ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
     pub(crate) capabilities: ServerCapabilities,
-    pub(crate) changes: tokio::sync::broadcast::Sender<Change>,
+    pub(crate) handle: ServerHandle,
     pub(crate) items: Option<Arc<crate::items::SharedItems>>,
-    pub(crate) boundary: Option<crate::sealing::Boundary>,
-    pub(crate) tools_generation: std::sync::atomic::AtomicU64,
     pub(crate) limits: Limits,
+    /// The method table, the innermost handler (availability checks, `list_all_tools`).
+    pub(crate) routes: Arc<Routes>,
+    /// The whole stack: limits, then sealing, then the method table.
+    pub(crate) stack: Arc<dyn Handler>,
 }
 
 impl Server {
@@ -101,7 +82,7 @@ impl Server {
             cache_scope: CacheScope::Public,
             items: crate::items::Items::default(),
             security: SecuritySetting::Default,
-            boundary: None,
+            sealing: None,
             limits: Limits::default(),
         }
     }
@@ -125,55 +106,51 @@ impl Server {
         &self.inner
     }
 
+    /// What handlers see of this server: announce changes, switch items on and off.
+    pub fn handle(&self) -> &ServerHandle {
+        &self.inner.handle
+    }
+
     /// Tell listeners (`subscriptions/listen`, legacy GET streams) that the tool list changed.
     pub fn notify_tools_list_changed(&self) {
-        self.inner.tools_generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let _ = self.inner.changes.send(Change::Tools);
+        self.inner.handle.notify_tools_list_changed();
     }
 
     /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
     /// listeners the list changed. Returns false when no such macro tool is registered.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
-        let changed = self.inner.items.as_ref().is_some_and(|items| items.set_tool_enabled(name, enabled));
-        if changed {
-            self.notify_tools_list_changed();
-        }
-        changed
+        self.inner.handle.set_tool_enabled(name, enabled)
     }
 
     /// Take a `#[mcp::prompt]` out of service (or put it back), and tell listeners.
     /// Returns false when nothing changed.
     pub fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
-        let changed = self.inner.items.as_ref().is_some_and(|items| items.set_prompt_enabled(name, enabled));
-        if changed {
-            self.notify_prompts_list_changed();
-        }
-        changed
+        self.inner.handle.set_prompt_enabled(name, enabled)
     }
 
     /// Tell listeners that the prompt list changed.
     pub fn notify_prompts_list_changed(&self) {
-        let _ = self.inner.changes.send(Change::Prompts);
+        self.inner.handle.notify_prompts_list_changed();
     }
 
     /// Tell listeners that the resource list changed.
     pub fn notify_resources_list_changed(&self) {
-        let _ = self.inner.changes.send(Change::Resources);
+        self.inner.handle.notify_resources_list_changed();
     }
 
     /// Tell listeners subscribed to `uri` that its contents changed.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
-        let _ = self.inner.changes.send(Change::ResourceUpdated(uri.into()));
+        self.inner.handle.notify_resource_updated(uri);
     }
 
     /// Receive every change announced from now on.
     pub fn subscribe_changes(&self) -> tokio::sync::broadcast::Receiver<Change> {
-        self.inner.changes.subscribe()
+        self.inner.handle.subscribe_changes()
     }
 
     /// A counter bumped whenever the tool list changes (caches of tool schemas key on it).
     pub fn tools_generation(&self) -> u64 {
-        self.inner.tools_generation.load(std::sync::atomic::Ordering::SeqCst)
+        self.inner.handle.tools_generation()
     }
 }
 
@@ -193,7 +170,7 @@ pub struct ServerBuilder {
     cache_scope: CacheScope,
     items: crate::items::Items,
     security: SecuritySetting,
-    boundary: Option<crate::sealing::Boundary>,
+    sealing: Option<SealingLayer>,
     limits: Limits,
 }
 
@@ -231,7 +208,7 @@ macro_rules! handler_setter {
             F: Fn(RequestContext, $params) -> Fut + Send + Sync + 'static,
             Fut: ::core::future::Future<Output = Result<$result, crate::Error>> + Send + 'static,
         {
-            self.handlers.$field = Some(handlers::boxed(handler));
+            self.handlers.$field = Some(routes::boxed(handler));
             self
         }
     };
@@ -377,11 +354,11 @@ impl ServerBuilder {
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
-        self.boundary = security.map(|s| crate::sealing::Boundary::new(s, &self.info.name));
+        self.sealing = security.map(|s| SealingLayer::new(s, &self.info.name));
         let shared = items.into_shared();
         if tools {
             let list = Arc::clone(&shared);
-            h.list_tools = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+            h.list_tools = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
                 let result = list.list_tools();
                 async move { Ok(result) }
             }));
@@ -390,7 +367,7 @@ impl ServerBuilder {
         }
         if prompts {
             let list = Arc::clone(&shared);
-            h.list_prompts = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+            h.list_prompts = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
                 let result = list.list_prompts();
                 async move { Ok(result) }
             }));
@@ -399,12 +376,12 @@ impl ServerBuilder {
         }
         if resources {
             let list = Arc::clone(&shared);
-            h.list_resources = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+            h.list_resources = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
                 let result = list.list_resources();
                 async move { Ok(result) }
             }));
             let templates = Arc::clone(&shared);
-            h.list_resource_templates = Some(handlers::boxed(move |_ctx, _params: PaginatedParams| {
+            h.list_resource_templates = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
                 let result = templates.list_templates();
                 async move { Ok(result) }
             }));
@@ -415,6 +392,7 @@ impl ServerBuilder {
         if (tools || prompts || resources)
             && let Some(inner) = Arc::get_mut(&mut server.inner)
         {
+            inner.handle.attach_items(Arc::clone(&shared) as Arc<dyn crate::handler::ItemSwitch>);
             inner.items = Some(shared);
         }
         Ok(server)
@@ -434,8 +412,6 @@ impl ServerBuilder {
     }
 
     fn finish(self) -> Server {
-        let boundary = self.boundary;
-        let limits = self.limits;
         let h = &self.handlers;
         let listed = ListCapability { list_changed: Some(true) };
         let capabilities = ServerCapabilities {
@@ -447,19 +423,24 @@ impl ServerBuilder {
             tools: (h.list_tools.is_some() || h.call_tool.is_some()).then_some(listed),
             ..Default::default()
         };
+        let routes = Arc::new(Routes::new(self.handlers, capabilities.clone(), self.instructions.clone()));
+        let limits = LimitsLayer::new(self.limits.clone());
+        let stack: Arc<dyn Handler> = match &self.sealing {
+            Some(sealing) => Arc::new(limits.layer(sealing.layer(Arc::clone(&routes)))),
+            None => Arc::new(limits.layer(Arc::clone(&routes))),
+        };
         Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 instructions: self.instructions,
-                handlers: self.handlers,
                 ttl_ms: self.ttl_ms,
                 cache_scope: self.cache_scope,
                 capabilities,
-                changes: changes::channel(),
+                handle: ServerHandle::new(),
                 items: None,
-                boundary,
-                tools_generation: std::sync::atomic::AtomicU64::new(0),
-                limits,
+                limits: self.limits,
+                routes,
+                stack,
             }),
         }
     }
@@ -470,13 +451,13 @@ impl Server {
     ///
     /// Transports use this to read tool schemas (for example `x-mcp-header` annotations).
     pub async fn list_all_tools(&self) -> Result<Vec<crate::protocol::Tool>, crate::Error> {
-        let Some(handler) = self.inner.handlers.list_tools.clone() else {
+        let Some(handler) = self.inner.routes.handlers.list_tools.clone() else {
             return Ok(Vec::new());
         };
         let mut tools = Vec::new();
         let mut cursor = None;
         for _ in 0..100 {
-            let ctx = RequestContext::internal(self.clone());
+            let ctx = RequestContext::internal(self.inner.handle.clone());
             let page = handler(ctx, PaginatedParams { meta: None, cursor: cursor.take() }).await?;
             tools.extend(page.tools);
             match page.next_cursor {

@@ -2,44 +2,15 @@
 //! `serverInfo` in 2026-07-28; none of those in legacy sessions; the rules on
 //! `InputRequiredResult` in both.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::ServerInner;
 use crate::Error;
+use crate::handler::Reply;
 use crate::protocol::{
-    ClientCapabilities, ElicitRequestParams, ElicitationCapability, InputRequest, InputRequiredResult, JsonObject,
-    ResultType, RootsCapability, SamplingCapability, keys,
+    ClientCapabilities, ElicitationCapability, InputRequiredResult, JsonObject, ResultType, SamplingCapability, keys,
+    missing_capability,
 };
-
-/// What a route produced, before era-specific finishing.
-pub(crate) enum Reply {
-    /// A final result, as a JSON object.
-    Complete { result: JsonObject, cacheable: bool },
-    /// An interim result (carrier methods only).
-    InputRequired(InputRequiredResult),
-}
-
-fn to_object<T: Serialize>(value: &T) -> Result<JsonObject, Error> {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(Error::internal("Handler returned an invalid result")),
-        Err(e) => {
-            tracing::warn!(error = %e, "could not encode a result");
-            Err(Error::internal("Handler returned an invalid result"))
-        }
-    }
-}
-
-impl Reply {
-    pub(crate) fn plain<T: Serialize>(value: &T) -> Result<Reply, Error> {
-        Ok(Reply::Complete { result: to_object(value)?, cacheable: false })
-    }
-
-    pub(crate) fn cacheable<T: Serialize>(value: &T) -> Result<Reply, Error> {
-        Ok(Reply::Complete { result: to_object(value)?, cacheable: true })
-    }
-}
 
 fn add_server_info(server: &ServerInner, result: &mut JsonObject) {
     let meta = result.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
@@ -74,7 +45,7 @@ pub(crate) fn finish_modern(
                 return Err(Error::internal("Handler returned an invalid result"));
             }
             check_capabilities(&ir, capabilities)?;
-            let mut result = to_object(&ir)?;
+            let mut result = Reply::input_required_object(&ir)?;
             result.insert("resultType".into(), Value::String(ResultType::InputRequired.as_str().into()));
             result
         }
@@ -97,52 +68,6 @@ pub(crate) fn finish_legacy(reply: Reply) -> Result<Value, Error> {
             Err(Error::internal("Handler returned an invalid result"))
         }
     }
-}
-
-/// The capability `request` needs that `caps` lacks: a label for messages, and the
-/// capability as `requiredCapabilities` shows it.
-pub(crate) fn missing_capability(
-    request: &InputRequest,
-    caps: &ClientCapabilities,
-) -> Option<(&'static str, ClientCapabilities)> {
-    let mut required = ClientCapabilities::default();
-    let label = match request {
-        InputRequest::Elicit(ElicitRequestParams::Form(_)) => {
-            if caps.elicitation.as_ref().is_some_and(|e| e.supports_form()) {
-                return None;
-            }
-            required.elicitation = Some(ElicitationCapability { form: Some(JsonObject::new()), ..Default::default() });
-            "form elicitation"
-        }
-        InputRequest::Elicit(ElicitRequestParams::Url(_)) => {
-            if caps.elicitation.as_ref().is_some_and(|e| e.supports_url()) {
-                return None;
-            }
-            required.elicitation = Some(ElicitationCapability { url: Some(JsonObject::new()), ..Default::default() });
-            "URL elicitation"
-        }
-        InputRequest::Sample(params) => {
-            let tools = params.uses_tools();
-            match &caps.sampling {
-                Some(s) if !tools || s.tools.is_some() => return None,
-                _ => {}
-            }
-            let mut sampling = SamplingCapability::default();
-            if tools {
-                sampling.tools = Some(JsonObject::new());
-            }
-            required.sampling = Some(sampling);
-            if tools { "sampling with tools" } else { "sampling" }
-        }
-        InputRequest::ListRoots(_) => {
-            if caps.roots.is_some() {
-                return None;
-            }
-            required.roots = Some(RootsCapability::default());
-            "roots"
-        }
-    };
-    Some((label, required))
 }
 
 /// A server MUST NOT send input requests the client did not declare on this request.

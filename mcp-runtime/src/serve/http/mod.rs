@@ -12,15 +12,15 @@
 //! ```
 //! # async fn demo(server: mcp::Server) {
 //! use mcp::transport::http::HttpConfig;
-//! let service = server.http_service(HttpConfig::default());
+//! let service = McpHttpService::new(server, HttpConfig::default());
 //! let app: axum::Router = axum::Router::new().route_service("/mcp", service);
 //! # let _ = app;
 //! # }
 //! ```
 
 mod body;
+mod check;
 mod exchange;
-pub mod headers;
 mod security;
 mod sessions;
 
@@ -44,11 +44,11 @@ pub use body::HttpBody;
 pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
-use crate::auth::AuthInfo;
+use crate::handler::AuthInfo;
+use crate::handler::{Change, Session};
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
-use crate::server::{Change, Session};
+use crate::wire::headers::{self, HeaderParam};
 use body::Event;
-use headers::HeaderParam;
 use sessions::Sessions;
 
 /// Limits and policies of the HTTP endpoint.
@@ -93,7 +93,7 @@ impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
             path: Some("/mcp".to_owned()),
-            max_body_bytes: crate::transport::framing::DEFAULT_MAX_MESSAGE_BYTES,
+            max_body_bytes: crate::wire::framing::DEFAULT_MAX_MESSAGE_BYTES,
             max_concurrent_requests: 512,
             max_sessions: 1024,
             sse_keep_alive: Duration::from_secs(15),
@@ -139,12 +139,12 @@ struct State {
 /// The header-mirrored arguments of each tool, by tool name.
 type ToolIndex = Arc<HashMap<String, Vec<HeaderParam>>>;
 
-impl Server {
-    /// This server as an HTTP service with `config`.
-    pub fn http_service(&self, config: HttpConfig) -> McpHttpService {
+impl McpHttpService {
+    /// `server` as an HTTP service with `config`.
+    pub fn new(server: Server, config: HttpConfig) -> Self {
         McpHttpService {
             state: Arc::new(State {
-                server: self.clone(),
+                server,
                 sessions: Sessions::new(config.max_sessions),
                 permits: Arc::new(Semaphore::new(config.max_concurrent_requests)),
                 config,
@@ -152,92 +152,137 @@ impl Server {
             }),
         }
     }
+}
 
-    /// Serve Streamable HTTP at `http://ADDR/mcp` until the listener fails.
-    ///
-    /// DNS-rebinding protection is on when `addr` is a loopback address.
-    pub async fn serve_http(&self, addr: SocketAddr) -> std::io::Result<()> {
-        let listener = TcpListener::bind(addr).await?;
-        self.serve_http_listener(listener, HttpConfig::for_addr(addr)).await
+/// Serves Streamable HTTP on a bound listener. Made by [`serve::http`](crate::serve::http);
+/// await it. It serves until the shutdown signal completes, then stops gracefully: stops
+/// accepting, lets every connection finish the requests it is serving (idle keep-alive
+/// connections close at once), and returns when they are done or after the grace period,
+/// whichever comes first (requests still running then are dropped, which cancels them).
+#[must_use = "an HTTP server does nothing until awaited"]
+pub struct Serve<S = std::future::Pending<()>> {
+    listener: TcpListener,
+    server: Server,
+    config: HttpConfig,
+    grace: Duration,
+    shutdown: S,
+}
+
+impl<S> std::fmt::Debug for Serve<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Serve").field("config", &self.config).field("grace", &self.grace).finish_non_exhaustive()
+    }
+}
+
+impl Serve {
+    pub(crate) fn new(listener: TcpListener, server: Server) -> Self {
+        let config = match listener.local_addr() {
+            Ok(addr) => HttpConfig::for_addr(addr),
+            Err(_) => HttpConfig::default(),
+        };
+        Serve { listener, server, config, grace: crate::serve::DEFAULT_GRACE, shutdown: std::future::pending() }
+    }
+}
+
+impl<S> Serve<S> {
+    /// The endpoint's limits and policies (replaces the default for the listener's address).
+    pub fn config(mut self, config: HttpConfig) -> Self {
+        self.config = config;
+        self
     }
 
-    /// Serve Streamable HTTP on an already bound listener.
-    pub async fn serve_http_listener(&self, listener: TcpListener, config: HttpConfig) -> std::io::Result<()> {
-        self.serve_http_until(listener, config, std::future::pending(), Duration::ZERO).await
+    /// How long requests in flight may still run once shutdown starts (default 5 s).
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
     }
 
-    /// Serve Streamable HTTP until `shutdown` completes, then stop gracefully: stop
-    /// accepting, let every connection finish the requests it is serving (idle keep-alive
-    /// connections close at once), and return when they are done or after `grace`, whichever
-    /// comes first (requests still running then are dropped, which cancels them).
-    pub async fn serve_http_until(
-        &self,
-        listener: TcpListener,
-        config: HttpConfig,
-        shutdown: impl Future<Output = ()>,
-        grace: Duration,
-    ) -> std::io::Result<()> {
-        let service = self.http_service(config);
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let mut connections = tokio::task::JoinSet::new();
-        tokio::pin!(shutdown);
-        loop {
-            let accepted = tokio::select! {
-                () = &mut shutdown => break,
-                accepted = listener.accept() => accepted,
-            };
-            while connections.try_join_next().is_some() {}
-            let (stream, peer) = match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed; retrying");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            if let Err(e) = stream.set_nodelay(true) {
-                tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    /// Stop accepting when `signal` completes, then finish in-flight requests within the
+    /// grace period.
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> Serve<F>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        Serve { listener: self.listener, server: self.server, config: self.config, grace: self.grace, shutdown: signal }
+    }
+}
+
+impl<S> std::future::IntoFuture for Serve<S>
+where
+    S: Future<Output = ()> + Send + 'static,
+{
+    type Output = std::io::Result<()>;
+    type IntoFuture = crate::serve::Shutdown;
+
+    fn into_future(self) -> crate::serve::Shutdown {
+        let service = McpHttpService::new(self.server, self.config);
+        Box::pin(run(self.listener, service, self.shutdown, self.grace))
+    }
+}
+
+/// Accept connections and serve them until `shutdown`, then drain within `grace`.
+async fn run(
+    listener: TcpListener,
+    service: McpHttpService,
+    shutdown: impl Future<Output = ()>,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        while connections.try_join_next().is_some() {}
+        let (stream, peer) = match accepted {
+            Ok(conn) => conn,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed; retrying");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
             }
-            let service = service.clone();
-            let mut stop = stop_rx.clone();
-            connections.spawn(async move {
-                let io = hyper_util::rt::TokioIo::new(stream);
-                let hyper_service = hyper::service::service_fn(move |request| {
-                    let mut service = service.clone();
-                    tower_service::Service::call(&mut service, request)
-                });
-                let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service);
-                tokio::pin!(connection);
-                let finished = tokio::select! {
-                    ended = connection.as_mut() => Some(ended),
-                    stopping = stop.wait_for(|stop| *stop) => stopping.map(|_| None).unwrap_or(None),
-                };
-                let ended = match finished {
-                    Some(ended) => ended,
-                    None => {
-                        connection.as_mut().graceful_shutdown();
-                        connection.await
-                    }
-                };
-                if let Err(e) = ended {
-                    tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
-                }
+        };
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+        let service = service.clone();
+        let mut stop = stop_rx.clone();
+        connections.spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let hyper_service = hyper::service::service_fn(move |request| {
+                let mut service = service.clone();
+                tower_service::Service::call(&mut service, request)
             });
-        }
-        drop(listener);
-        let in_flight = connections.len();
-        tracing::info!(connections = in_flight, "shutting down: no new connections; finishing in-flight requests");
-        let _ = stop_tx.send(true);
-        let drained = tokio::time::timeout(grace, async { while connections.join_next().await.is_some() {} }).await;
-        if drained.is_err() {
-            tracing::warn!(
-                remaining = connections.len(),
-                "shutdown grace period over; dropping the remaining requests"
-            );
-            connections.shutdown().await;
-        }
-        Ok(())
+            let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service);
+            tokio::pin!(connection);
+            let finished = tokio::select! {
+                ended = connection.as_mut() => Some(ended),
+                stopping = stop.wait_for(|stop| *stop) => stopping.map(|_| None).unwrap_or(None),
+            };
+            let ended = match finished {
+                Some(ended) => ended,
+                None => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = ended {
+                tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
+            }
+        });
     }
+    drop(listener);
+    let in_flight = connections.len();
+    tracing::info!(connections = in_flight, "shutting down: no new connections; finishing in-flight requests");
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(grace, async { while connections.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        tracing::warn!(remaining = connections.len(), "shutdown grace period over; dropping the remaining requests");
+        connections.shutdown().await;
+    }
+    Ok(())
 }
 
 impl<B> tower_service::Service<Request<B>> for McpHttpService
@@ -268,7 +313,7 @@ fn error_response(
     message: impl Into<String>,
 ) -> Response<HttpBody> {
     let error = ErrorObject { code, message: message.into(), data: None };
-    json_response(status, crate::server::error_frame(id, error))
+    json_response(status, crate::handler::error_frame(id, error))
 }
 
 fn json_response(status: StatusCode, body: String) -> Response<HttpBody> {
@@ -473,7 +518,7 @@ impl State {
             Err(e) => {
                 return json_response(
                     StatusCode::BAD_REQUEST,
-                    crate::server::error_frame(e.id.clone(), e.to_error_object()),
+                    crate::handler::error_frame(e.id.clone(), e.to_error_object()),
                 );
             }
         };
@@ -573,10 +618,10 @@ impl State {
             } else {
                 Vec::new()
             };
-            if let Err(e) = headers::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
+            if let Err(e) = check::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
                 // Not the message: it quotes header and argument values, which may be secrets.
                 tracing::debug!(method = %request.method, "header validation failed");
-                return json_response(StatusCode::BAD_REQUEST, crate::server::error_frame(Some(request.id), e.into()));
+                return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e.into()));
             }
         }
         self.run(Arc::new(Session::new()), request, false, auth).await
@@ -635,7 +680,7 @@ impl State {
                 limit = self.config.max_concurrent_requests,
                 "refusing a request: the concurrent request limit is reached"
             );
-            let busy = crate::server::busy();
+            let busy = crate::handler::busy();
             let mut response =
                 error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), busy.code, &busy.message);
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::AuthInfo;
+use super::changes::ServerHandle;
 use super::session::Session;
 use crate::Error;
 use crate::protocol::{
@@ -29,8 +31,8 @@ pub(crate) struct ContextInner {
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) session: Arc<Session>,
     pub(crate) notifications: mpsc::Sender<String>,
-    pub(crate) server: crate::Server,
-    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
+    pub(crate) server: ServerHandle,
+    pub(crate) auth: Option<Arc<AuthInfo>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -48,7 +50,7 @@ impl RequestContext {
     }
 
     /// A context for the server's own calls to its handlers (no client behind it).
-    pub(crate) fn internal(server: crate::Server) -> Self {
+    pub(crate) fn internal(server: ServerHandle) -> Self {
         let (notifications, _) = mpsc::channel(1);
         RequestContext::new(ContextInner {
             id: RequestId::from("internal"),
@@ -111,12 +113,12 @@ impl RequestContext {
     }
 
     /// The authenticated caller, when the transport verified a token.
-    pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
+    pub fn auth(&self) -> Option<&AuthInfo> {
         self.inner.auth.as_deref()
     }
 
-    /// The server serving this request (to announce list changes, for example).
-    pub fn server(&self) -> &crate::Server {
+    /// The server serving this request: announce list changes, switch items on and off.
+    pub fn server(&self) -> &ServerHandle {
         &self.inner.server
     }
 

@@ -8,8 +8,8 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::body::Event;
 use crate::Server;
+use crate::handler::{CatchUnwind, Session, error_frame, payload_frame};
 use crate::protocol::{ErrorCode, ErrorObject, JsonRpcRequest};
-use crate::server::{CatchUnwind, Session, error_frame, payload_frame};
 
 /// How a request served in line ended: a whole answer, or a stream that began with a
 /// notification (the rest arrives on the receiver).
@@ -29,7 +29,7 @@ pub(crate) async fn serve_inline(
     session: Arc<Session>,
     request: JsonRpcRequest,
     permit: OwnedSemaphorePermit,
-    auth: Option<Arc<crate::auth::AuthInfo>>,
+    auth: Option<Arc<crate::handler::AuthInfo>>,
 ) -> Served {
     let id = request.id.clone();
     let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
@@ -91,7 +91,7 @@ pub(crate) async fn serve_inline(
 /// The final response line of a handler's outcome, and its error code if it is an error.
 fn final_frame(
     id: &crate::protocol::RequestId,
-    outcome: Result<Result<crate::server::Payload, crate::Error>, ()>,
+    outcome: Result<Result<crate::handler::Payload, crate::Error>, ()>,
 ) -> (String, Option<i32>) {
     match outcome {
         Ok(Ok(result)) => (payload_frame(id.clone(), result), None),
@@ -116,7 +116,7 @@ pub(crate) fn start(
     request: JsonRpcRequest,
     legacy: bool,
     permit: OwnedSemaphorePermit,
-    auth: Option<Arc<crate::auth::AuthInfo>>,
+    auth: Option<Arc<crate::handler::AuthInfo>>,
 ) -> mpsc::Receiver<Event> {
     let (events, receiver) = mpsc::channel(64);
     let id = request.id.clone();

@@ -4,9 +4,10 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::routes::MethodHandler;
 use crate::Server;
+use crate::handler::RequestContext;
 use crate::protocol::PaginatedParams;
-use crate::server::RequestContext;
 
 fn schema_block(out: &mut String, title: &str, schema: &impl serde::Serialize) {
     let pretty = serde_json::to_string_pretty(schema).unwrap_or_default();
@@ -33,9 +34,9 @@ fn parameters_table(out: &mut String, schema: &serde_json::Map<String, Value>) {
 
 impl Server {
     /// Call a list handler once with no cursor, as the server itself.
-    async fn list_once<R>(&self, handler: &Option<crate::server::Handler<PaginatedParams, R>>) -> Option<R> {
+    async fn list_once<R>(&self, handler: &Option<MethodHandler<PaginatedParams, R>>) -> Option<R> {
         let handler = handler.as_ref()?;
-        handler(RequestContext::internal(self.clone()), PaginatedParams::default()).await.ok()
+        handler(RequestContext::internal(self.inner().handle.clone()), PaginatedParams::default()).await.ok()
     }
 
     /// Every tool, prompt, resource and resource template as Markdown.
@@ -43,7 +44,7 @@ impl Server {
         let mut out = String::new();
         let info = self.info();
         let _ = writeln!(out, "# {} {}", info.name, info.version);
-        let h = &self.inner().handlers;
+        let h = &self.inner().routes.handlers;
         if let Some(result) = self.list_once(&h.list_tools).await {
             let _ = writeln!(out, "\n## Tools ({})", result.tools.len());
             for tool in &result.tools {

@@ -1,23 +1,25 @@
 //! What one request may carry and how long it may run, whatever the transport.
 //!
-//! Transport limits (the size of a message, concurrent requests, SSE keep-alive) live in
-//! [`ConnectionConfig`](super::ConnectionConfig) and
-//! [`HttpConfig`](crate::transport::http::HttpConfig).
+//! Layer 4: a [`LimitsLayer`] wraps a handler. Transport limits (the size of a message,
+//! concurrent requests, SSE keep-alive) are settings of the transports in
+//! [`serve`](crate::serve).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::Error;
-use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject};
+use crate::handler::{BoxFuture, Handler, Layer, Reply, Request};
+use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, methods};
 
-/// Per-request limits of a [`Server`](super::Server), set with
-/// [`ServerBuilder::limits`](super::ServerBuilder::limits).
+/// Per-request limits of a [`Server`](crate::Server), set with
+/// [`ServerBuilder::limits`](crate::server::ServerBuilder::limits).
 ///
 /// ```
 /// use std::time::Duration;
 ///
-/// let limits = mcp::server::Limits { handler_timeout: Some(Duration::from_secs(30)), ..Default::default() };
+/// let limits = mcp::limits::Limits { handler_timeout: Some(Duration::from_secs(30)), ..Default::default() };
 /// let server = mcp::Server::builder("demo", "1.0.0").limits(limits).build();
 /// assert_eq!(server.limits().max_json_depth, 64);
 /// ```
@@ -198,5 +200,50 @@ mod tests {
         let len = serde_json::to_string(&value).map(|s| s.len()).unwrap_or(0);
         assert!(!encoded_len_exceeds(&value, len));
         assert!(encoded_len_exceeds(&value, len - 1));
+    }
+}
+
+/// The per-request [`Limits`] as a [`Layer`]: checks the retry fields
+/// (`inputResponses`, `requestState`) before the inner handler sees them, and runs it
+/// under the handler timeout (`subscriptions/listen` streams are exempt).
+#[derive(Debug, Clone)]
+pub struct LimitsLayer {
+    limits: Arc<Limits>,
+}
+
+impl LimitsLayer {
+    /// A layer enforcing `limits`.
+    pub fn new(limits: Limits) -> Self {
+        LimitsLayer { limits: Arc::new(limits) }
+    }
+}
+
+impl<H: Handler> Layer<H> for LimitsLayer {
+    type Handler = Limited<H>;
+
+    fn layer(&self, inner: H) -> Limited<H> {
+        Limited { inner, limits: Arc::clone(&self.limits) }
+    }
+}
+
+/// A handler wrapped by [`LimitsLayer`].
+#[derive(Debug, Clone)]
+pub struct Limited<H> {
+    inner: H,
+    limits: Arc<Limits>,
+}
+
+impl<H: Handler> Handler for Limited<H> {
+    fn call(&self, request: Request) -> BoxFuture<Result<Reply, Error>> {
+        if let Err(e) = self.limits.check_retry_fields(&request.method, request.params.as_ref()) {
+            return Box::pin(std::future::ready(Err(e)));
+        }
+        if request.method == methods::SUBSCRIPTIONS_LISTEN || self.limits.handler_timeout.is_none() {
+            return self.inner.call(request);
+        }
+        let limits = Arc::clone(&self.limits);
+        let method = request.method.clone();
+        let inner = self.inner.call(request);
+        Box::pin(async move { limits.timed(&method, inner).await })
     }
 }

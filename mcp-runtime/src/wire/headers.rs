@@ -1,14 +1,14 @@
 //! The request-metadata headers of 2026-07-28 (`MCP-Protocol-Version`, `Mcp-Method`,
-//! `Mcp-Name`, `Mcp-Param-*`) and their check against the body.
+//! `Mcp-Name`, `Mcp-Param-*`): their names, the `x-mcp-header` arguments of a tool, and
+//! the encoding of values. The server's check of headers against the body is in
+//! `serve::http`.
 
 use std::collections::HashMap;
 
 use base64::Engine;
-use http::HeaderMap;
 use serde_json::Value;
 
-use crate::Error;
-use crate::protocol::{JsonObject, Tool, keys, methods};
+use crate::protocol::Tool;
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -156,103 +156,6 @@ pub fn encode_value(value: &str) -> String {
     } else {
         value.to_owned()
     }
-}
-
-/// The one value of header `name`. A repeated header is a mismatch: a proxy that reads
-/// another copy than we do must not route on a value we never checked.
-fn header<'a>(headers: &'a HeaderMap, name: &str, display: &str) -> Result<Option<&'a [u8]>, Error> {
-    let mut values = headers.get_all(name).iter();
-    let first = values.next();
-    if values.next().is_some() {
-        return Err(mismatch(format!("{display} header appears more than once")));
-    }
-    Ok(first.map(|v| v.as_bytes()))
-}
-
-fn mismatch(message: String) -> Error {
-    Error::header_mismatch(format!("Header mismatch: {message}"))
-}
-
-fn expect_header(headers: &HeaderMap, name: &str, display: &str, body: &str) -> Result<(), Error> {
-    let Some(raw) = header(headers, name, display)? else {
-        return Err(mismatch(format!("{display} header is required")));
-    };
-    let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
-    if value != body {
-        return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
-    }
-    Ok(())
-}
-
-/// Whether the JSON number `body` is the integer `value`, compared numerically: `7` and
-/// `7.0` are both the integer 7 (JSON Schema's `integer` admits a zero fraction).
-fn same_integer(body: &Value, value: i64) -> bool {
-    match body.as_i64() {
-        Some(b) => b == value,
-        // Exact for the ±(2^53 − 1) range the spec allows for `x-mcp-header` integers.
-        None => body.as_f64().is_some_and(|f| f.fract() == 0.0 && f == value as f64),
-    }
-}
-
-/// Check a 2026-07-28 request's headers against its body.
-///
-/// `params` are the request's params; `tool_params` the header-mirrored arguments of
-/// the called tool (for `tools/call`).
-pub fn validate(
-    headers: &HeaderMap,
-    method: &str,
-    params: Option<&JsonObject>,
-    tool_params: &[HeaderParam],
-) -> Result<(), Error> {
-    let meta_version =
-        params.and_then(|p| p.get("_meta")).and_then(|m| m.get(keys::PROTOCOL_VERSION)).and_then(Value::as_str);
-    if let Some(version) = meta_version {
-        expect_header(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
-    }
-    expect_header(headers, METHOD, "Mcp-Method", method)?;
-    let name_field = match method {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
-        methods::RESOURCES_READ => Some("uri"),
-        _ => None,
-    };
-    if let Some(field) = name_field
-        && let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
-    {
-        expect_header(headers, NAME, "Mcp-Name", name)?;
-    }
-    if tool_params.is_empty() {
-        return Ok(());
-    }
-    let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
-    for param in tool_params {
-        let display = format!("Mcp-Param-{}", param.header);
-        let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
-        let body = arguments.and_then(|a| a.get(&param.property)).filter(|v| !v.is_null());
-        let raw = header(headers, &name, &display)?;
-        let (body, raw) = match (body, raw) {
-            (None, None) => continue,
-            (None, Some(_)) => {
-                return Err(mismatch(format!("{display} header is present but the body has no '{}'", param.property)));
-            }
-            (Some(_), None) => return Err(mismatch(format!("{display} header is required"))),
-            (Some(body), Some(raw)) => (body, raw),
-        };
-        let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
-        let matches = match param.kind {
-            ParamKind::String => body.as_str() == Some(value.as_str()),
-            ParamKind::Integer => value.parse::<i64>().ok().is_some_and(|v| same_integer(body, v)),
-            ParamKind::Boolean => match value.as_str() {
-                "true" => body.as_bool() == Some(true),
-                "false" => body.as_bool() == Some(false),
-                _ => false,
-            },
-        };
-        if !matches {
-            let body = body.as_str().map_or_else(|| body.to_string(), str::to_owned);
-            return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

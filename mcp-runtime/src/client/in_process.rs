@@ -1,5 +1,5 @@
 //! An in-memory pairing: a server and a client in one process, speaking the same
-//! newline-delimited JSON as stdio over an in-memory pipe.
+//! newline-delimited JSON as stdio over an in-memory pipe. Needs the `server` feature.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -8,7 +8,7 @@
 //! use serde_json::json;
 //!
 //! let server = Server::builder("demo", "1.0.0").build();
-//! let client = mcp::transport::memory::connect(&server);
+//! let client = mcp::client::in_process(&server);
 //! let discover = client
 //!     .request("server/discover", json!({"_meta": {
 //!         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -29,12 +29,12 @@ const PIPE_BUFFER: usize = 256 * 1024;
 /// Serve `server` on one end of an in-memory pipe and return a client on the other.
 ///
 /// The server task ends when the client is dropped.
-pub fn connect(server: &Server) -> RawClient {
+pub fn in_process(server: &Server) -> RawClient {
     let (client_end, server_end) = tokio::io::duplex(PIPE_BUFFER);
     let (server_read, server_write) = tokio::io::split(server_end);
     let server = server.clone();
     tokio::spawn(async move {
-        if let Err(e) = server.serve_connection(server_read, server_write).await {
+        if let Err(e) = crate::serve::connection(server, server_read, server_write).await {
             tracing::debug!(error = %e, "in-memory connection ended");
         }
     });

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use ring::rand::{SecureRandom, SystemRandom};
 use tokio::sync::watch;
 
-use crate::server::Session;
+use crate::handler::Session;
 
 /// The open legacy sessions of one HTTP endpoint.
 pub(crate) struct Sessions {

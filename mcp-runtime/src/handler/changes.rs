@@ -1,0 +1,129 @@
+//! Change events (the tool, prompt or resource set changed, or one resource did) and the
+//! [`ServerHandle`] that announces them. `subscriptions/listen` streams (2026-07-28) and
+//! legacy GET streams fan them out.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use tokio::sync::broadcast;
+
+/// Something a listener may want to hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// The tool list changed.
+    Tools,
+    /// The prompt list changed.
+    Prompts,
+    /// The resource list changed.
+    Resources,
+    /// One resource's contents changed.
+    ResourceUpdated(String),
+}
+
+/// How many changes a slow listener may lag behind before it misses some.
+const CHANGE_BUFFER: usize = 256;
+
+/// Switches registered items on and off (the item router implements it).
+pub(crate) trait ItemSwitch: Send + Sync + 'static {
+    /// Take a tool out of service or put it back; false when nothing changed.
+    fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool;
+    /// Take a prompt out of service or put it back; false when nothing changed.
+    fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool;
+}
+
+/// What a handler can do to the server it runs in: announce list and resource changes,
+/// and switch `#[mcp::tool]`/`#[mcp::prompt]` items on and off. Cheap to clone;
+/// [`RequestContext::server`](super::RequestContext::server) hands it to handlers and
+/// [`Server`](crate::Server) exposes the same methods.
+#[derive(Clone)]
+pub struct ServerHandle {
+    inner: Arc<HandleInner>,
+}
+
+struct HandleInner {
+    changes: broadcast::Sender<Change>,
+    tools_generation: AtomicU64,
+    items: OnceLock<Arc<dyn ItemSwitch>>,
+}
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerHandle").finish_non_exhaustive()
+    }
+}
+
+impl Default for ServerHandle {
+    fn default() -> Self {
+        ServerHandle::new()
+    }
+}
+
+impl ServerHandle {
+    /// A handle with its own change channel and no items.
+    pub(crate) fn new() -> Self {
+        ServerHandle {
+            inner: Arc::new(HandleInner {
+                changes: broadcast::channel(CHANGE_BUFFER).0,
+                tools_generation: AtomicU64::new(0),
+                items: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Attach the items this handle switches (once, when the server is built).
+    pub(crate) fn attach_items(&self, items: Arc<dyn ItemSwitch>) {
+        let _ = self.inner.items.set(items);
+    }
+
+    /// Tell listeners (`subscriptions/listen`, legacy GET streams) that the tool list changed.
+    pub fn notify_tools_list_changed(&self) {
+        self.inner.tools_generation.fetch_add(1, Ordering::SeqCst);
+        let _ = self.inner.changes.send(Change::Tools);
+    }
+
+    /// Tell listeners that the prompt list changed.
+    pub fn notify_prompts_list_changed(&self) {
+        let _ = self.inner.changes.send(Change::Prompts);
+    }
+
+    /// Tell listeners that the resource list changed.
+    pub fn notify_resources_list_changed(&self) {
+        let _ = self.inner.changes.send(Change::Resources);
+    }
+
+    /// Tell listeners subscribed to `uri` that its contents changed.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.inner.changes.send(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
+    /// listeners the list changed. Returns false when no such macro tool is registered.
+    pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
+        let changed = self.inner.items.get().is_some_and(|items| items.set_tool_enabled(name, enabled));
+        if changed {
+            self.notify_tools_list_changed();
+        }
+        changed
+    }
+
+    /// Take a `#[mcp::prompt]` out of service (or put it back), and tell listeners.
+    /// Returns false when nothing changed.
+    pub fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
+        let changed = self.inner.items.get().is_some_and(|items| items.set_prompt_enabled(name, enabled));
+        if changed {
+            self.notify_prompts_list_changed();
+        }
+        changed
+    }
+
+    /// Receive every change announced from now on.
+    pub fn subscribe_changes(&self) -> broadcast::Receiver<Change> {
+        self.inner.changes.subscribe()
+    }
+
+    /// A counter bumped whenever the tool list changes (caches of tool schemas key on it).
+    pub fn tools_generation(&self) -> u64 {
+        self.inner.tools_generation.load(Ordering::SeqCst)
+    }
+}

@@ -1,0 +1,56 @@
+//! What a handler produces, before the server finishes it for the request's era.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Error;
+use crate::protocol::{InputRequiredResult, JsonObject};
+
+/// A handler's answer to one request.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Reply {
+    /// A final result, as a JSON object. `cacheable` results get `ttlMs`/`cacheScope`
+    /// hints under 2026-07-28.
+    Complete {
+        /// The result object.
+        result: JsonObject,
+        /// Whether cache hints apply.
+        cacheable: bool,
+    },
+    /// An interim result asking the client for input (carrier methods only).
+    InputRequired(InputRequiredResult),
+}
+
+fn to_object<T: Serialize>(value: &T) -> Result<JsonObject, Error> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(Error::internal("Handler returned an invalid result")),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not encode a result");
+            Err(Error::internal("Handler returned an invalid result"))
+        }
+    }
+}
+
+impl Reply {
+    /// A final, non-cacheable result.
+    pub fn complete(result: JsonObject) -> Reply {
+        Reply::Complete { result, cacheable: false }
+    }
+
+    /// A final result encoded from `value`, which must serialize to an object.
+    pub fn plain<T: Serialize>(value: &T) -> Result<Reply, Error> {
+        Ok(Reply::Complete { result: to_object(value)?, cacheable: false })
+    }
+
+    /// A final, cacheable result encoded from `value`.
+    pub fn cacheable<T: Serialize>(value: &T) -> Result<Reply, Error> {
+        Ok(Reply::Complete { result: to_object(value)?, cacheable: true })
+    }
+
+    /// The wire form of an `InputRequiredResult`, as an object.
+    pub(crate) fn input_required_object(ir: &InputRequiredResult) -> Result<JsonObject, Error> {
+        to_object(ir)
+    }
+}

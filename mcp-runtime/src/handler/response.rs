@@ -1,0 +1,54 @@
+//! Encoding responses: a request's result (possibly encoded once and shared) and the
+//! JSON-RPC response lines the transports write.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::protocol::{ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcResultResponse, JsonRpcVersion, RequestId};
+
+/// A request's result: a value, or a finished response body encoded once and shared.
+#[derive(Debug, Clone)]
+pub(crate) enum Payload {
+    Value(Value),
+    Encoded(Arc<str>),
+}
+
+/// The error for a request refused because too many are in flight.
+pub(crate) fn busy() -> ErrorObject {
+    ErrorObject {
+        code: ErrorCode::SERVER_BUSY,
+        message: "Server busy: too many requests in flight; retry later".into(),
+        data: None,
+    }
+}
+
+/// Encode a result response from a [`Payload`](Payload): an encoded
+/// result is spliced in as is.
+pub(crate) fn payload_frame(id: RequestId, payload: Payload) -> String {
+    match payload {
+        Payload::Value(value) => result_frame(id, value),
+        Payload::Encoded(text) => {
+            let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".to_owned());
+            let mut frame = String::with_capacity(text.len() + id.len() + 32);
+            frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
+            frame.push_str(&id);
+            frame.push_str(r#","result":"#);
+            frame.push_str(&text);
+            frame.push('}');
+            frame
+        }
+    }
+}
+
+pub(crate) fn result_frame(id: RequestId, result: serde_json::Value) -> String {
+    let response = JsonRpcResultResponse { jsonrpc: JsonRpcVersion, id, result };
+    serde_json::to_string(&response)
+        .unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_owned())
+}
+
+/// Encode an error response.
+pub(crate) fn error_frame(id: Option<RequestId>, error: ErrorObject) -> String {
+    serde_json::to_string(&JsonRpcErrorResponse::new(id, error))
+        .unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_owned())
+}

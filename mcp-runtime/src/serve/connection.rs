@@ -1,0 +1,261 @@
+//! Serving one byte-stream connection (stdio, in-memory, a socket): read frames,
+//! run requests concurrently, write responses as they finish.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+use super::Shutdown;
+use crate::Server;
+use crate::handler::{CatchUnwind, Session, busy, error_frame, payload_frame};
+use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, decode_message_with};
+use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
+
+/// Limits of one byte-stream connection, set through the [`Connection`] and
+/// [`Stdio`](super::Stdio) builders.
+#[derive(Debug, Clone)]
+pub(crate) struct ConnectionConfig {
+    /// The largest message accepted, in bytes; longer lines get `-32600` and are discarded.
+    pub(crate) max_message_bytes: usize,
+    /// How many requests may run at once on the connection; more get `-32000` (server busy).
+    pub(crate) max_in_flight: usize,
+    /// How long in-flight requests may run after the input closes (or the shutdown signal).
+    pub(crate) grace: Duration,
+}
+
+/// Default limit on requests in flight on one connection.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+
+/// Default time requests in flight get to finish once the input closes or shutdown starts.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
+impl Default for ConnectionConfig {
+    fn default() -> Self {
+        ConnectionConfig {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            grace: DEFAULT_GRACE,
+        }
+    }
+}
+
+/// Serves a server on a byte stream of newline-delimited JSON (a socket, a pipe, an
+/// in-memory duplex) until its input closes. Made by [`connection`](super::connection);
+/// await it (it is [`IntoFuture`](std::future::IntoFuture)).
+///
+/// ```
+/// # async fn run(server: mcp::Server) -> std::io::Result<()> {
+/// let (reader, writer) = tokio::io::split(tokio::io::empty());
+/// mcp::serve::connection(server, reader, writer).max_in_flight(64).await
+/// # }
+/// ```
+#[must_use = "a connection does nothing until awaited"]
+pub struct Connection<R, W, S = std::future::Pending<()>> {
+    server: Server,
+    reader: R,
+    writer: W,
+    config: ConnectionConfig,
+    shutdown: S,
+}
+
+impl<R, W, S> std::fmt::Debug for Connection<R, W, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl<R, W> Connection<R, W> {
+    pub(crate) fn new(server: Server, reader: R, writer: W) -> Self {
+        Connection { server, reader, writer, config: ConnectionConfig::default(), shutdown: std::future::pending() }
+    }
+}
+
+impl<R, W, S> Connection<R, W, S> {
+    /// The largest message accepted, in bytes (default 4 MiB); a longer line gets `-32600`
+    /// and is discarded.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_message_bytes = bytes;
+        self
+    }
+
+    /// How many requests may run at once (default 256); more get `-32000` (server busy).
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.config.max_in_flight = requests;
+        self
+    }
+
+    /// How long requests in flight may still run once the input closes or the shutdown
+    /// signal fires (default 5 s); they are aborted after that.
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.config.grace = grace;
+        self
+    }
+
+    /// Stop reading when `signal` completes (SIGTERM, say), then let requests in flight
+    /// finish within the grace period and write their responses.
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> Connection<R, W, F>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        Connection {
+            server: self.server,
+            reader: self.reader,
+            writer: self.writer,
+            config: self.config,
+            shutdown: signal,
+        }
+    }
+}
+
+impl<R, W, S> std::future::IntoFuture for Connection<R, W, S>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+    S: Future<Output = ()> + Send + 'static,
+{
+    type Output = std::io::Result<()>;
+    type IntoFuture = Shutdown;
+
+    fn into_future(self) -> Shutdown {
+        Box::pin(run(self.server, self.reader, self.writer, self.config, self.shutdown))
+    }
+}
+
+/// Serve `server` on one connection until its input closes or `shutdown` completes.
+pub(crate) async fn run<R, W>(
+    server: Server,
+    reader: R,
+    mut writer: W,
+    config: ConnectionConfig,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let mut shutdown = std::pin::pin!(shutdown);
+    let (tx, mut rx) = mpsc::channel::<String>(1024);
+    let writer_task = tokio::spawn(async move {
+        while let Some(frame) = rx.recv().await {
+            writer.write_all(frame.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+            if rx.is_empty() {
+                writer.flush().await?;
+            }
+        }
+        writer.flush().await?;
+        Ok::<(), std::io::Error>(())
+    });
+    let session = Arc::new(Session::new());
+    let mut tasks = JoinSet::new();
+    let slots = Arc::new(Semaphore::new(config.max_in_flight));
+    let mut lines = LineReader::new(reader, config.max_message_bytes);
+    let read_result = loop {
+        while tasks.try_join_next().is_some() {}
+        let next = tokio::select! {
+            next = lines.next_frame() => next,
+            () = &mut shutdown => {
+                tracing::info!(in_flight = tasks.len(), "shutting down: no longer reading requests");
+                break Ok(());
+            }
+        };
+        let frame = match next {
+            Ok(frame) => frame,
+            Err(e) => break Err(e),
+        };
+        let line = match frame {
+            Frame::Eof => break Ok(()),
+            Frame::TooLong => {
+                tracing::warn!(limit = config.max_message_bytes, "rejecting a message over the size limit");
+                let error = ErrorObject {
+                    code: ErrorCode::INVALID_REQUEST,
+                    message: format!("Invalid Request: message exceeds {} bytes", config.max_message_bytes),
+                    data: None,
+                };
+                let _ = tx.send(error_frame(None, error)).await;
+                continue;
+            }
+            Frame::Line(line) => line,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let max_depth = server.limits().max_json_depth;
+        let decoded = match std::str::from_utf8(line) {
+            Ok(text) => decode_message_with(text, max_depth),
+            Err(_) => decode_message_with("\u{0}", max_depth),
+        };
+        match decoded {
+            Err(e) => {
+                tracing::debug!(code = e.code, "rejecting a malformed message");
+                let _ = tx.send(error_frame(e.id.clone(), e.to_error_object())).await;
+            }
+            Ok(JsonRpcMessage::Request(request)) => {
+                // Released before the response is queued, so a client that waits for
+                // it before sending more never sees a stale count.
+                let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
+                    tracing::warn!(limit = config.max_in_flight, "refusing a request: too many in flight");
+                    let _ = tx.send(error_frame(Some(request.id), busy())).await;
+                    continue;
+                };
+                let id = request.id.clone();
+                let server = server.clone();
+                let task_session = Arc::clone(&session);
+                let task_tx = tx.clone();
+                let started = session.start_request(&id, || {
+                    tasks.spawn(async move {
+                        let id = request.id.clone();
+                        let outcome =
+                            CatchUnwind::new(server.dispatch(&task_session, request, task_tx.clone(), None)).await;
+                        let frame = match outcome {
+                            Ok(Ok(result)) => payload_frame(id.clone(), result),
+                            Ok(Err(error)) => error_frame(Some(id.clone()), error.into()),
+                            Err(()) => {
+                                tracing::error!(%id, "a handler panicked; answering -32603");
+                                error_frame(
+                                    Some(id.clone()),
+                                    ErrorObject {
+                                        code: ErrorCode::INTERNAL_ERROR,
+                                        message: "Internal error".into(),
+                                        data: None,
+                                    },
+                                )
+                            }
+                        };
+                        task_session.finish_request(&id);
+                        drop(permit);
+                        let _ = task_tx.send(frame).await;
+                    })
+                });
+                if !started {
+                    let error = ErrorObject {
+                        code: ErrorCode::INVALID_REQUEST,
+                        message: "Invalid Request: a request with this id is already in progress".into(),
+                        data: None,
+                    };
+                    let _ = tx.send(error_frame(Some(id), error)).await;
+                }
+            }
+            Ok(JsonRpcMessage::Notification(notification)) => session.handle_notification(notification),
+            Ok(JsonRpcMessage::Result(response)) => session.route_response(Some(&response.id), Ok(response.result)),
+            Ok(JsonRpcMessage::Error(response)) => session.route_response(response.id.as_ref(), Err(response.error)),
+        }
+    };
+    session.fail_pending();
+    let drained = tokio::time::timeout(config.grace, async { while tasks.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        tracing::warn!("in-flight requests did not finish after the input closed; aborting them");
+    }
+    session.abort_all();
+    tasks.shutdown().await;
+    drop(session);
+    drop(tx);
+    match writer_task.await {
+        Ok(Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
+        _ => {}
+    }
+    read_result
+}

@@ -1,0 +1,57 @@
+//! Layer 5, transports: free functions that serve a [`Server`] (the handler stack), all of
+//! one shape. Each returns a builder whose methods are the transport's settings, and
+//! which runs when awaited; `.with_graceful_shutdown(signal)` stops it cleanly.
+//!
+//! - [`stdio`]: this process's stdin and stdout (the client spawned the server).
+//! - [`connection`]: any byte stream of newline-delimited JSON.
+//! - [`http`]: Streamable HTTP on a bound listener, both eras on one endpoint; its
+//!   [`McpHttpService`](http::McpHttpService) is a `tower` service that mounts in axum.
+//!
+//! ```no_run
+//! # async fn run(server: mcp::Server) -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//! let ctrl_c = async { let _ = tokio::signal::ctrl_c().await; };
+//! mcp::serve::http(listener, server).with_graceful_shutdown(ctrl_c).await
+//! # }
+//! ```
+
+mod connection;
+#[cfg(feature = "http")]
+pub mod http;
+#[cfg(feature = "stdio")]
+mod stdio;
+
+pub use connection::{Connection, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT};
+#[cfg(feature = "stdio")]
+pub use stdio::Stdio;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::Server;
+
+/// What awaiting a transport builder runs.
+pub type Shutdown = crate::handler::BoxFuture<std::io::Result<()>>;
+
+/// Serve `server` on this process's stdin and stdout until stdin closes.
+#[cfg(feature = "stdio")]
+pub fn stdio(server: Server) -> Stdio {
+    Stdio::new(server)
+}
+
+/// Serve `server` on a byte stream of newline-delimited JSON until `reader` closes.
+pub fn connection<R, W>(server: Server, reader: R, writer: W) -> Connection<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    Connection::new(server, reader, writer)
+}
+
+/// Serve `server` over Streamable HTTP at `/mcp` on `listener`.
+///
+/// DNS-rebinding protection is on when the listener is bound to a loopback address;
+/// set your public host names with [`HttpConfig::allowed_hosts`](http::HttpConfig) otherwise.
+#[cfg(feature = "http")]
+pub fn http(listener: tokio::net::TcpListener, server: Server) -> http::Serve {
+    http::Serve::new(listener, server)
+}
