@@ -24,7 +24,6 @@ async fn a_timeout_ends_the_call_and_cancels_it_on_the_server() {
     }
 }
 
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn progress_and_log_callbacks_receive_the_notifications_of_a_call() {
     for via in BOTH_WAYS {
@@ -61,7 +60,6 @@ async fn progress_and_log_callbacks_receive_the_notifications_of_a_call() {
         }
     }
 }
-
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn notifications_reach_the_callbacks_before_the_call_returns() {

@@ -196,7 +196,6 @@ async fn a_failing_callback_abandons_the_call() {
     }
 }
 
-
 fn accept(field: &str, value: &str) -> InputResponse {
     InputResponse::Elicit(ElicitResult::accept(object(json!({field: value}))))
 }
@@ -271,7 +270,6 @@ async fn a_sealed_resolver_flow_resumes_from_another_client() {
     assert_eq!(text_of(&result), "Provisioned 'orders' in ap-south-1.");
     assert!(asked.all().is_empty());
 }
-
 
 #[tokio::test]
 async fn a_resolver_tool_is_refused_by_the_server_when_the_callback_is_missing() {

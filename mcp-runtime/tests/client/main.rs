@@ -32,12 +32,12 @@ mod support;
 use support::{TIMEOUT, within};
 
 mod driver;
-mod negotiation;
-mod loops;
-mod lifecycle;
 mod http_headers;
-mod scripted_peer;
+mod lifecycle;
+mod loops;
+mod negotiation;
 mod scripted_http;
+mod scripted_peer;
 mod stdio;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -72,8 +72,7 @@ pub(crate) fn assert_schema_mismatch(text: &str, what: &str) {
         format!("Resolver '{ORDER}' received an elicitation whose content does not match the requested schema"),
         "{what}"
     );
-    for leak in ["invalid type", "invalid value", "missing field", "unknown variant", "expected", "line", "column"]
-    {
+    for leak in ["invalid type", "invalid value", "missing field", "unknown variant", "expected", "line", "column"] {
         assert!(!text.contains(leak), "{what}: {text}");
     }
 }
@@ -86,8 +85,7 @@ async fn accepted_content_failing_the_form_schema_fails_the_call_without_leaking
         assert_schema_mismatch(&tool_error_text(&result), what);
     }
     // Unknown fields are not a mismatch.
-    let result =
-        answer_once(&client, "order", ORDER, accept(json!({"count": 2, "tier": "large", "extra": [1]}))).await;
+    let result = answer_once(&client, "order", ORDER, accept(json!({"count": 2, "tier": "large", "extra": [1]}))).await;
     assert_eq!(complete_text(&result), "2 x Large");
 }
 

@@ -73,11 +73,7 @@ fn cases() -> [(&'static str, &'static str, Value); 4] {
     [
         ("needs_elicitation", "resolvers::capabilities::ask_note", json!({"elicitation": {"form": {}}})),
         ("needs_sampling", "resolvers::capabilities::ask_model", json!({"sampling": {}})),
-        (
-            "needs_sampling_tools",
-            "resolvers::capabilities::ask_model_with_tools",
-            json!({"sampling": {"tools": {}}}),
-        ),
+        ("needs_sampling_tools", "resolvers::capabilities::ask_model_with_tools", json!({"sampling": {"tools": {}}})),
         ("needs_roots", "resolvers::capabilities::ask_roots", json!({"roots": {}})),
     ]
 }
@@ -97,13 +93,10 @@ async fn a_modern_request_lacking_the_capability_is_refused_with_minus_32021() {
         assert_refused(&error, key, &required);
     }
     // Near misses: URL-only elicitation, sampling without tools for a tools question.
-    let error = Leg::new("needs_elicitation", json!({}))
-        .capabilities(json!({"elicitation": {"url": {}}}))
-        .error(&client)
-        .await;
-    assert_refused(&error, "resolvers::capabilities::ask_note", &json!({"elicitation": {"form": {}}}));
     let error =
-        Leg::new("needs_sampling_tools", json!({})).capabilities(json!({"sampling": {}})).error(&client).await;
+        Leg::new("needs_elicitation", json!({})).capabilities(json!({"elicitation": {"url": {}}})).error(&client).await;
+    assert_refused(&error, "resolvers::capabilities::ask_note", &json!({"elicitation": {"form": {}}}));
+    let error = Leg::new("needs_sampling_tools", json!({})).capabilities(json!({"sampling": {}})).error(&client).await;
     assert_refused(&error, "resolvers::capabilities::ask_model_with_tools", &json!({"sampling": {"tools": {}}}));
 
     // With the capability, the same calls ask.
@@ -130,10 +123,9 @@ async fn sampling_with_tools_round_trips_with_the_declared_sub_capability() {
 
     let tool_use = json!({"role": "assistant", "model": "test-model", "stopReason": "toolUse",
         "content": [{"type": "tool_use", "id": "call-1", "name": "lookup", "input": {"q": "x"}}]});
-    for (answer, expected) in [
-        (sampled("no tool needed"), "text no tool needed (stop: none)"),
-        (tool_use, "tool_use lookup (stop: toolUse)"),
-    ] {
+    for (answer, expected) in
+        [(sampled("no tool needed"), "text no tool needed (stop: none)"), (tool_use, "tool_use lookup (stop: toolUse)")]
+    {
         let run = Driver::new(Script::new().on("sample: Use a tool.", answer))
             .capabilities(json!({"sampling": {"tools": {}}}))
             .run(&client, "needs_sampling_tools", json!({}))

@@ -242,9 +242,7 @@ async fn a_shared_dependency_runs_once_per_round_whatever_the_number_of_consumer
 async fn a_plain_shared_value_is_computed_once_per_round_and_never_persisted() {
     let client = memory::connect(&plain_server());
     let run = Driver::new(
-        Script::new()
-            .on("Up from 7?", accept(json!({"value": "u"})))
-            .on("Down from 7?", accept(json!({"value": "d"}))),
+        Script::new().on("Up from 7?", accept(json!({"value": "u"}))).on("Down from 7?", accept(json!({"value": "d"}))),
     )
     .run(&client, "around", json!({}))
     .await;
@@ -259,9 +257,8 @@ async fn a_plain_shared_value_is_computed_once_per_round_and_never_persisted() {
 #[tokio::test]
 async fn a_chain_longer_than_the_round_budget_makes_the_driver_give_up() {
     let client = memory::connect(&server());
-    let expected: Vec<String> = std::iter::once("Step 1?".to_owned())
-        .chain((2..=11).map(|n| format!("Step {n} after s{}?", n - 1)))
-        .collect();
+    let expected: Vec<String> =
+        std::iter::once("Step 1?".to_owned()).chain((2..=11).map(|n| format!("Step {n} after s{}?", n - 1))).collect();
 
     let run = Driver::new(chain_script(11)).budget(10).run(&client, "eleven_links", json!({})).await;
     assert!(matches!(run.end, End::GaveUp), "{:?}", run.end);

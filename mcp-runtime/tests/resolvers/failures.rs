@@ -66,12 +66,7 @@ fn sneaky(_n: Resolve<constant>) -> Sneaky {
 }
 
 fn server() -> Server {
-    Server::builder("failures", "1.0.0")
-        .tool::<soft>()
-        .tool::<hard>()
-        .tool::<use_account>()
-        .tool::<sneaky>()
-        .build()
+    Server::builder("failures", "1.0.0").tool::<soft>().tool::<hard>().tool::<use_account>().tool::<sneaky>().build()
 }
 
 #[tokio::test]

@@ -62,8 +62,7 @@ fn server() -> Server {
 async fn elicitation_sampling_and_roots_are_real_server_to_client_requests() {
     let server = server();
     let client = legacy_client(&server, every_capability()).await;
-    let (outcome, asked) =
-        legacy_call(&client, "mixed", json!({"topic": "orders"}), &batching::mixed_script()).await;
+    let (outcome, asked) = legacy_call(&client, "mixed", json!({"topic": "orders"}), &batching::mixed_script()).await;
     let result = outcome.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(
         asked,
@@ -86,10 +85,7 @@ async fn a_chain_asks_in_order_and_each_body_runs_once() {
         .on("Continue as ada?", accept(json!({"ok": true})));
     let (outcome, asked) = legacy_call(&client, "sign_in", json!({}), &script).await;
     assert_eq!(outcome.unwrap_or_else(|e| panic!("{e:?}"))["content"][0]["text"], "ada signed in: true");
-    assert_eq!(
-        asked,
-        requests(&[("elicitation/create", "Who are you?"), ("elicitation/create", "Continue as ada?")])
-    );
+    assert_eq!(asked, requests(&[("elicitation/create", "Who are you?"), ("elicitation/create", "Continue as ada?")]));
     // No rounds: each resolver waits for its answer, so each body runs once.
     assert_eq!((runs(&LOGIN_RUNS), runs(&CONFIRM_RUNS)), (1, 1));
 }

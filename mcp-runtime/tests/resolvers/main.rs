@@ -40,18 +40,18 @@ mod harness;
 
 use harness::*;
 
-mod wire_keys;
-mod batching;
-mod chains;
-mod pinning;
-mod refusals;
-mod capabilities;
-mod bad_answers;
 mod adversarial_state;
+mod bad_answers;
+mod batching;
+mod capabilities;
+mod chains;
 mod failures;
-mod sealing;
 mod legacy;
 mod over_http;
+mod pinning;
+mod refusals;
+mod sealing;
+mod wire_keys;
 
 // ---------------------------------------------------------------------------------------
 // Forms shared by the fixtures
@@ -101,4 +101,3 @@ struct Order {
     /// Which tier.
     tier: Tier,
 }
-

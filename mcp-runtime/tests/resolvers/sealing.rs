@@ -39,8 +39,7 @@ async fn the_request_state_is_a_sealed_token_and_the_retry_completes() {
     for plaintext in ["outcomes", "asked", "resolvers::", "region"] {
         assert!(!token.contains(plaintext), "the token reveals {plaintext:?}: {token}");
     }
-    let done =
-        Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).result(&client).await;
+    let done = Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).result(&client).await;
     assert_eq!(complete_text(&done), "orders in eu-west-1");
 }
 
@@ -60,18 +59,15 @@ async fn a_tampered_foreign_or_rebound_token_is_refused_with_the_fixed_error() {
     assert_invalid_state(&error);
 
     // Arguments are bound to the token: the reworded-question retry cannot happen here.
-    let error =
-        Leg::new("provision", json!({"name": "other"})).answers(answer()).state(&token).error(&client).await;
+    let error = Leg::new("provision", json!({"name": "other"})).answers(answer()).state(&token).error(&client).await;
     assert_invalid_state(&error);
 
     // The default key belongs to one server instance.
     let other = memory::connect(&self::server());
-    let error =
-        Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).error(&other).await;
+    let error = Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).error(&other).await;
     assert_invalid_state(&error);
 
     // The untouched token still works.
-    let done =
-        Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).result(&client).await;
+    let done = Leg::new("provision", json!({"name": "orders"})).answers(answer()).state(&token).result(&client).await;
     assert_eq!(complete_text(&done), "orders in eu-west-1");
 }

@@ -22,7 +22,6 @@ async fn key_rotation_phases() {
     old.expect_call_rejected("deploy", json!({}), json!(from_promoted), None).await;
 }
 
-
 fn config_error(builder: RequestStateSecurityBuilder) -> String {
     builder.build().expect_err("the configuration is refused").to_string()
 }

@@ -35,14 +35,14 @@ use tokio::sync::mpsc;
 #[path = "../support/mod.rs"]
 mod support;
 
-mod round_trips;
-mod rejections;
 mod configuration;
 mod custom_codec;
-mod single_use_and_unicode;
-mod logs;
 mod legacy;
+mod logs;
 mod properties;
+mod rejections;
+mod round_trips;
+mod single_use_and_unicode;
 
 const K: [u8; 32] = [0x11; 32];
 const K2: [u8; 32] = [0x22; 32];

@@ -31,7 +31,6 @@ async fn without_single_use_a_token_is_accepted_again_within_its_ttl() {
     }
 }
 
-
 #[tokio::test]
 async fn non_bmp_arguments_digest_stably() {
     let clock = TestClock::new();

@@ -122,7 +122,6 @@ fn server() -> Server {
         .build()
 }
 
-
 async fn call(client: &mcp::client::RawClient, name: &str, args: Value) -> Value {
     client
         .request("tools/call", json!({"_meta": meta(&json!({"elicitation": {}})), "name": name, "arguments": args}))

@@ -15,7 +15,6 @@ use serde_json::json;
 
 use crate::support::meta;
 
-
 fn url_elicitation() -> InputRequest {
     InputRequest::Elicit(ElicitRequestParams::Url(ElicitUrlParams {
         mode: UrlMode,

@@ -78,7 +78,6 @@ fn assert_unreadable_body(outcome: Result<Reply, String>) {
     assert_eq!(error["message"], "Could not read the request body");
 }
 
-
 #[tokio::test]
 async fn wrong_content_types_are_415_and_an_unacceptable_accept_is_406() {
     let (_logs, _guard) = capture_logs();
@@ -168,7 +167,6 @@ async fn a_body_over_the_limit_is_413_and_a_large_one_is_served() {
     assert_still_serving(addr).await;
     logs.assert_clean(&[secret]);
 }
-
 
 #[tokio::test]
 async fn json_nested_deeper_than_the_limit_is_400_invalid_request() {

@@ -27,10 +27,10 @@ use crate::support::logs::capture_logs;
 use crate::support::rounds::{complete_text, tool_error_text};
 
 mod bodies;
+mod limits;
 mod messages;
 mod request_headers;
 mod retry_fields;
-mod limits;
 
 // ---------------------------------------------------------------------------------------
 // The server under test

@@ -85,7 +85,6 @@ async fn gigantic_request_state_is_400_by_its_size() {
     logs.assert_clean(&[marker, &state]);
 }
 
-
 #[tokio::test]
 async fn input_responses_of_the_wrong_shape_are_400_invalid_params() {
     let (logs, _guard) = capture_logs();
@@ -173,9 +172,11 @@ async fn input_responses_of_the_wrong_kind_fail_the_call_or_ask_again() {
         assert_eq!(text, format!("Resolver '{REGION_KEY}' received {why}"), "{answer}");
         assert_still_serving(addr).await;
     }
-    for responses in
-        [json!({"unknown": accept_region("eu")}), json!({"streamable_http::hostile::ASK_REGION": accept_region("eu")}), json!({})]
-    {
+    for responses in [
+        json!({"unknown": accept_region("eu")}),
+        json!({"streamable_http::hostile::ASK_REGION": accept_region("eu")}),
+        json!({}),
+    ] {
         let reply = retry(addr, &json!(2), "kind", json!({"inputResponses": responses, "requestState": state})).await;
         asked_region(&assert_result(&reply, &json!(2)));
         assert_still_serving(addr).await;

@@ -103,7 +103,6 @@ async fn oversized_body_is_413_and_the_server_keeps_serving() {
     assert_serving(addr).await;
 }
 
-
 #[tokio::test]
 async fn progress_switches_the_response_to_sse_with_notifications_then_the_result() {
     let (addr, _) = start().await;
@@ -134,7 +133,6 @@ async fn without_a_progress_token_the_same_call_answers_json() {
     let reply = post(addr, &call_headers("progress"), &call(json!(1), "progress", json!({}))).await;
     assert_eq!(assert_tool_text(&reply, &json!(1)), "done");
 }
-
 
 #[tokio::test]
 async fn foreign_host_or_origin_is_403() {

@@ -55,7 +55,6 @@ async fn over_the_concurrency_limit_is_503_with_retry_after() {
     assert_serving(addr).await;
 }
 
-
 #[tokio::test]
 async fn the_service_mounts_in_an_axum_router() {
     let (server, _) = test_server();

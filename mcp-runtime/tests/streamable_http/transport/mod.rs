@@ -20,10 +20,10 @@ use mcp_testkit::spec::{LEGACY, MODERN, assert_valid};
 use mcp_testkit::stdio::modern_params;
 use serde_json::{Value, json};
 
-mod modern;
 mod http_level;
 mod legacy;
 mod lifecycle;
+mod modern;
 
 // ---------------------------------------------------------------------------------------
 // The test server

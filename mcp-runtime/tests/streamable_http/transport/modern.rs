@@ -45,7 +45,6 @@ async fn modern_input_request_without_the_capability_is_400_minus_32021() {
     assert_eq!(error["data"]["requiredCapabilities"], json!({"elicitation": {"form": {}}}), "{error}");
 }
 
-
 #[tokio::test]
 async fn missing_protocol_version_header_is_a_mismatch() {
     let (addr, _) = start().await;
@@ -134,7 +133,6 @@ async fn surrounding_whitespace_in_header_values_is_tolerated() {
     let reply = http::send_raw(addr, "POST", PATH, &headers, body.as_bytes()).await;
     assert_eq!(assert_tool_text(&reply, &json!(5)), "region=\"eu\" count=1");
 }
-
 
 fn region_call(id: i64, arguments: Value) -> Value {
     call(json!(id), "region", arguments)
@@ -232,7 +230,6 @@ async fn param_header_present_while_the_body_lacks_the_argument_is_a_mismatch() 
     let reply = post(addr, &headers.set("Mcp-Param-Count", "1"), &message).await;
     assert_mismatch(&reply, &json!(2));
 }
-
 
 #[tokio::test]
 async fn unsupported_version_in_header_and_meta_is_400_minus_32022() {
