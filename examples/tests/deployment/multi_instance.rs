@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::support::free_port;
 use mcp_testkit::http::{self, Headers};
 use mcp_testkit::stdio::modern_params;
 use serde_json::{Value, json};
@@ -18,11 +19,6 @@ const K2: &str = "22222222222222222222222222222222222222222222222222222222222222
 struct Instance {
     addr: SocketAddr,
     _child: Child,
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
-    listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}")).port()
 }
 
 /// Start `provisioner http` with these keys (`None`: its own per-process key).

@@ -1,4 +1,4 @@
-//! Resolvers over Streamable HTTP: the key rules of `resolvers.rs` again, on a real socket.
+//! Resolvers over Streamable HTTP: the key rules of the other modules again, on a real socket.
 //!
 //! 2026-07-28 calls are single POSTs (with the `Mcp-Method`/`Mcp-Name` headers) answered
 //! with JSON: an `input_required` result is a 200, and the retry is another POST carrying
@@ -9,17 +9,19 @@
 //! Every test serves its own server on a free port. Resolvers whose body runs are counted
 //! have their own counters, used by one test only, so tests run in parallel.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp::protocol::CreateMessageResult;
 use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
 use mcp::serve::http::HttpConfig;
 use mcp::{Resolve, Server};
 use mcp_testkit::http::{self, Headers, PATH, Reply};
 use mcp_testkit::spec::{LEGACY, MODERN, assert_valid};
 use serde_json::{Value, json};
+
+use crate::harness::sampled_text;
+use crate::support::legacy_http::{initialize, legacy_headers};
+use crate::support::rounds::*;
 
 // ---------------------------------------------------------------------------------------
 // Fixtures
@@ -53,11 +55,11 @@ struct Step {
     value: String,
 }
 
-const REGION: &str = "resolvers_http::ask_region";
-const SIZE: &str = "resolvers_http::ask_size";
-const NAME: &str = "resolvers_http::suggest_name";
-const ROOTS: &str = "resolvers_http::workspace_roots";
-const GO: &str = "resolvers_http::ask_go";
+const REGION: &str = "resolvers::over_http::ask_region";
+const SIZE: &str = "resolvers::over_http::ask_size";
+const NAME: &str = "resolvers::over_http::suggest_name";
+const ROOTS: &str = "resolvers::over_http::workspace_roots";
+const GO: &str = "resolvers::over_http::ask_go";
 
 #[mcp::resolver]
 fn ask_region() -> Elicit<Region> {
@@ -90,11 +92,6 @@ fn workspace_roots() -> ListRoots {
     ListRoots::new()
 }
 
-fn sampled_text(result: &CreateMessageResult) -> String {
-    result.text()
-}
-
-/// One question of each kind.
 #[mcp::tool]
 fn mixed(
     topic: String,
@@ -178,59 +175,6 @@ async fn start() -> SocketAddr {
 // Answers and scripts
 // ---------------------------------------------------------------------------------------
 
-fn every_capability() -> Value {
-    json!({"elicitation": {}, "sampling": {}, "roots": {}})
-}
-
-fn accept(content: Value) -> Value {
-    json!({"action": "accept", "content": content})
-}
-
-fn sampled(text: &str) -> Value {
-    json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "test-model"})
-}
-
-fn roots_answer(uris: &[&str]) -> Value {
-    json!({"roots": uris.iter().map(|uri| json!({"uri": uri})).collect::<Vec<_>>()})
-}
-
-/// How a question reads: an elicitation's message, `sample: <text>`, or the method.
-fn label(method: &str, params: &Value) -> String {
-    match method {
-        "elicitation/create" => params["message"].as_str().unwrap_or_default().to_owned(),
-        "sampling/createMessage" => {
-            let content = &params["messages"][0]["content"];
-            let text = content["text"].as_str().or_else(|| content[0]["text"].as_str());
-            format!("sample: {}", text.unwrap_or_default())
-        }
-        other => other.to_owned(),
-    }
-}
-
-/// Answers by question label.
-#[derive(Debug, Clone, Default)]
-struct Script(Vec<(String, Value)>);
-
-impl Script {
-    fn new() -> Self {
-        Script::default()
-    }
-
-    fn on(mut self, label: &str, answer: Value) -> Self {
-        self.0.push((label.to_owned(), answer));
-        self
-    }
-
-    #[track_caller]
-    fn answer(&self, label: &str) -> Value {
-        self.0
-            .iter()
-            .find(|(l, _)| l == label)
-            .map(|(_, answer)| answer.clone())
-            .unwrap_or_else(|| panic!("the script has no answer for {label:?}"))
-    }
-}
-
 fn mixed_script() -> Script {
     Script::new()
         .on("Which region?", accept(json!({"region": "eu-west-1"})))
@@ -312,41 +256,6 @@ impl Leg {
         body["error"].clone()
     }
 }
-
-/// An `input_required` result's questions: key → label.
-#[track_caller]
-fn questions(result: &Value) -> BTreeMap<String, String> {
-    assert_eq!(result["resultType"], "input_required", "{result}");
-    let requests = result["inputRequests"].as_object().unwrap_or_else(|| panic!("no inputRequests: {result}"));
-    requests
-        .iter()
-        .map(|(key, request)| (key.clone(), label(request["method"].as_str().unwrap_or_default(), &request["params"])))
-        .collect()
-}
-
-#[track_caller]
-fn state_of(result: &Value) -> String {
-    result["requestState"].as_str().unwrap_or_else(|| panic!("no requestState: {result}")).to_owned()
-}
-
-#[track_caller]
-fn complete_text(result: &Value) -> String {
-    assert_eq!(result["resultType"], "complete", "{result}");
-    assert_ne!(result["isError"], true, "{result}");
-    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {result}")).to_owned()
-}
-
-#[track_caller]
-fn tool_error_text(result: &Value) -> String {
-    assert_eq!(result["isError"], true, "expected an isError result: {result}");
-    result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {result}")).to_owned()
-}
-
-fn expect_questions(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, l)| ((*k).to_owned(), (*l).to_owned())).collect()
-}
-
-/// A driven modern call.
 #[derive(Debug)]
 struct Run {
     /// The labels asked, per round, in key order.
@@ -427,7 +336,7 @@ async fn the_request_state_is_sealed_and_a_tampered_token_is_400_minus_32602() {
     let first = Leg::new("place", json!({"name": "db"})).result(addr).await;
     let token = state_of(&first);
     assert!(token.starts_with("v1."), "{token}");
-    assert!(!token.contains("resolvers_http::"), "{token}");
+    assert!(!token.contains("resolvers::over_http::"), "{token}");
 
     let answers = json!({REGION: accept(json!({"region": "eu"})), SIZE: accept(json!({"size_gb": 1}))});
     let mut chars: Vec<char> = token.chars().collect();
@@ -541,31 +450,6 @@ async fn resolved_parameters_are_not_arguments() {
 // 2025-11-25 sessions over HTTP: questions on the POST's SSE stream
 // ---------------------------------------------------------------------------------------
 
-fn legacy_headers(session: Option<&str>) -> Headers {
-    let headers = Headers::json().set("MCP-Protocol-Version", LEGACY);
-    match session {
-        Some(id) => headers.set("Mcp-Session-Id", id),
-        None => headers.remove("MCP-Protocol-Version"),
-    }
-}
-
-/// `initialize` a session declaring `capabilities`; returns its id.
-async fn initialize(addr: SocketAddr, capabilities: Value) -> String {
-    let message = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": LEGACY,
-        "capabilities": capabilities,
-        "clientInfo": {"name": "resolver-tests", "version": "1.0.0"},
-    }});
-    let reply = http::post(addr, &legacy_headers(None), &message).await;
-    assert_eq!(reply.status.as_u16(), 200, "{}", reply.body);
-    let session = reply.header("mcp-session-id").unwrap_or_else(|| panic!("no session: {:?}", reply.headers));
-    let session = session.to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let reply = http::post(addr, &legacy_headers(Some(&session)), &initialized).await;
-    assert_eq!(reply.status.as_u16(), 202, "{}", reply.body);
-    session
-}
-
 fn legacy_call_message(tool: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
 }
@@ -609,10 +493,6 @@ async fn legacy_call(
             }
         }
     }
-}
-
-fn requests(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs.iter().map(|(m, l)| ((*m).to_owned(), (*l).to_owned())).collect()
 }
 
 #[tokio::test]

@@ -5,15 +5,11 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::support::free_port;
 use mcp_testkit::http::{self, Headers};
 use mcp_testkit::stdio::modern_params;
 use serde_json::json;
 use tokio::process::Command;
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
-    listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}")).port()
-}
 
 fn sigterm(child: &tokio::process::Child) {
     let pid = child.id().unwrap_or_else(|| panic!("no pid"));

@@ -11,14 +11,9 @@ use mcp::protocol::{
     CallToolOutcome, CallToolResult, CreateMessageParams, ElicitRequestParams, ElicitUrlParams, InputRequest,
     InputRequiredResult, JsonRpcMessage, ReadResourceOutcome, ReadResourceResult, UrlMode,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
-fn meta(capabilities: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    })
-}
+use crate::support::meta;
 
 fn url_elicitation() -> InputRequest {
     InputRequest::Elicit(ElicitRequestParams::Url(ElicitUrlParams {
@@ -67,7 +62,7 @@ async fn input_requests_are_gated_on_the_capabilities_of_this_request() {
         ("state_only", json!({}), None),
     ];
     for (tool, caps, required) in cases {
-        let outcome = client.request("tools/call", json!({"_meta": meta(caps.clone()), "name": tool})).await;
+        let outcome = client.request("tools/call", json!({"_meta": meta(&caps), "name": tool})).await;
         match required {
             Some(required) => {
                 let error = outcome.expect_err(&format!("{tool} with {caps} must be refused"));
@@ -85,11 +80,11 @@ async fn input_requests_are_gated_on_the_capabilities_of_this_request() {
 #[tokio::test]
 async fn malformed_interim_results_and_empty_contents_are_internal_errors() {
     let client = mcp::client::in_process(&interim_server());
-    let empty = client.request("tools/call", json!({"_meta": meta(json!({})), "name": "empty"})).await;
+    let empty = client.request("tools/call", json!({"_meta": meta(&json!({})), "name": "empty"})).await;
     let error = empty.expect_err("an InputRequiredResult needs inputRequests or requestState");
     assert_eq!((error.code, error.message.as_str()), (-32603, "Handler returned an invalid result"));
 
-    let read = client.request("resources/read", json!({"_meta": meta(json!({})), "uri": "x://y"})).await;
+    let read = client.request("resources/read", json!({"_meta": meta(&json!({})), "uri": "x://y"})).await;
     assert_eq!(read.expect_err("empty contents are never a valid read").code, -32603);
 }
 
@@ -98,7 +93,7 @@ async fn carrier_results_only_come_from_carrier_methods() {
     // prompts/list has no handler here; the dispatcher cannot return an interim result
     // for it, and says the method is not served.
     let client = mcp::client::in_process(&interim_server());
-    let list = client.request("prompts/list", json!({"_meta": meta(json!({}))})).await;
+    let list = client.request("prompts/list", json!({"_meta": meta(&json!({}))})).await;
     assert_eq!(list.expect_err("no prompts").code, -32601);
 }
 
@@ -153,7 +148,7 @@ async fn cancelled_notifications_abort_the_handler() {
     let client = mcp::client::in_process(&server);
     let id = client.next_id();
     let pending =
-        client.start_request(id.clone(), "tools/call", json!({"_meta": meta(json!({})), "name": "sleep"})).await;
+        client.start_request(id.clone(), "tools/call", json!({"_meta": meta(&json!({})), "name": "sleep"})).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     client.notify("notifications/cancelled", json!({"requestId": id, "reason": "changed my mind"})).await;
     for _ in 0..100 {
@@ -176,7 +171,7 @@ async fn a_duplicate_in_flight_id_is_rejected() {
         })
         .build();
     let client = mcp::client::in_process(&server);
-    let params = json!({"_meta": meta(json!({})), "name": "slow"});
+    let params = json!({"_meta": meta(&json!({})), "name": "slow"});
     let first = client.start_request(mcp::protocol::RequestId::from(7), "tools/call", params.clone()).await;
     tokio::time::sleep(Duration::from_millis(20)).await;
     client.send_raw(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).to_string()).await;

@@ -5,6 +5,8 @@ use mcp::protocol::{CallToolResult, ContentBlock, InputRequest, InputRequiredRes
 use mcp::{Context, Json, Server};
 use serde_json::{Value, json};
 
+use crate::support::meta;
+
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
 /// A point on the plane.
 struct Point {
@@ -120,13 +122,9 @@ fn server() -> Server {
         .build()
 }
 
-fn meta(caps: Value) -> Value {
-    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": caps})
-}
-
 async fn call(client: &mcp::client::RawClient, name: &str, args: Value) -> Value {
     client
-        .request("tools/call", json!({"_meta": meta(json!({"elicitation": {}})), "name": name, "arguments": args}))
+        .request("tools/call", json!({"_meta": meta(&json!({"elicitation": {}})), "name": name, "arguments": args}))
         .await
         .unwrap_or_else(|e| panic!("{name}: {e:?}"))
 }
@@ -135,7 +133,7 @@ async fn call(client: &mcp::client::RawClient, name: &str, args: Value) -> Value
 async fn tools_list_carries_schemas_descriptions_and_options() {
     let client = mcp::client::in_process(&server());
     let list =
-        client.request("tools/list", json!({"_meta": meta(json!({}))})).await.unwrap_or_else(|e| panic!("{e:?}"));
+        client.request("tools/list", json!({"_meta": meta(&json!({}))})).await.unwrap_or_else(|e| panic!("{e:?}"));
     let tools = list["tools"].as_array().cloned().unwrap_or_default();
     let by_name = |n: &str| tools.iter().find(|t| t["name"] == n).cloned().unwrap_or_else(|| panic!("no tool {n}"));
     let add = by_name("add");
@@ -187,7 +185,7 @@ async fn tools_convert_arguments_and_results() {
     assert_eq!(half["structuredContent"], json!({"x": 0.5, "y": 0.0}));
     let blocks = call(&client, "blocks", json!({})).await;
     assert_eq!(blocks["content"].as_array().map(Vec::len), Some(2));
-    let unknown = client.request("tools/call", json!({"_meta": meta(json!({})), "name": "nope"})).await;
+    let unknown = client.request("tools/call", json!({"_meta": meta(&json!({})), "name": "nope"})).await;
     assert_eq!(unknown.expect_err("unknown tool").code, -32602);
 }
 
@@ -201,7 +199,7 @@ async fn a_tool_reads_answers_and_state_from_context() {
     let retry = client
         .request(
             "tools/call",
-            json!({"_meta": meta(json!({"elicitation": {}})), "name": "ask_name",
+            json!({"_meta": meta(&json!({"elicitation": {}})), "name": "ask_name",
                    "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}, "requestState": sealed}),
         )
         .await
@@ -213,7 +211,7 @@ async fn a_tool_reads_answers_and_state_from_context() {
 async fn prompts_parse_string_arguments() {
     let client = mcp::client::in_process(&server());
     let list =
-        client.request("prompts/list", json!({"_meta": meta(json!({}))})).await.unwrap_or_else(|e| panic!("{e:?}"));
+        client.request("prompts/list", json!({"_meta": meta(&json!({}))})).await.unwrap_or_else(|e| panic!("{e:?}"));
     let review =
         list["prompts"].as_array().and_then(|p| p.iter().find(|p| p["name"] == "review").cloned()).unwrap_or_default();
     assert_eq!(
@@ -222,7 +220,7 @@ async fn prompts_parse_string_arguments() {
                {"name": "strictness", "description": "How strict to be, 1 to 5.", "required": false}])
     );
     let get = |args: Value| {
-        client.request("prompts/get", json!({"_meta": meta(json!({})), "name": "review", "arguments": args}))
+        client.request("prompts/get", json!({"_meta": meta(&json!({})), "name": "review", "arguments": args}))
     };
     let ok = get(json!({"code": "fn main() {}", "strictness": "5"})).await.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(ok["messages"][0]["content"]["text"], "Review (strictness 5): fn main() {}");
@@ -231,7 +229,7 @@ async fn prompts_parse_string_arguments() {
     assert!(bad.message.contains("strictness"), "{}", bad.message);
     let missing = get(json!({})).await.expect_err("code is required");
     assert_eq!((missing.code, missing.message.as_str()), (-32602, "Missing required argument: code"));
-    let broken = client.request("prompts/get", json!({"_meta": meta(json!({})), "name": "broken"})).await;
+    let broken = client.request("prompts/get", json!({"_meta": meta(&json!({})), "name": "broken"})).await;
     let broken = broken.expect_err("fails");
     assert_eq!((broken.code, broken.message.as_str()), (-32602, "broken on purpose"), "an mcp::Error keeps its code");
 }
@@ -239,7 +237,7 @@ async fn prompts_parse_string_arguments() {
 #[tokio::test]
 async fn resources_match_static_uris_and_templates() {
     let client = mcp::client::in_process(&server());
-    let read = |uri: &str| client.request("resources/read", json!({"_meta": meta(json!({})), "uri": uri}));
+    let read = |uri: &str| client.request("resources/read", json!({"_meta": meta(&json!({})), "uri": uri}));
     let readme = read("file:///readme.md").await.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(
         readme["contents"],
@@ -257,7 +255,7 @@ async fn resources_match_static_uris_and_templates() {
     let missing = read("nothing://here").await.expect_err("not found");
     assert_eq!((missing.code, missing.data), (-32602, Some(json!({"uri": "nothing://here"}))));
     let templates = client
-        .request("resources/templates/list", json!({"_meta": meta(json!({}))}))
+        .request("resources/templates/list", json!({"_meta": meta(&json!({}))}))
         .await
         .unwrap_or_else(|e| panic!("{e:?}"));
     let uris: Vec<&str> = templates["resourceTemplates"]

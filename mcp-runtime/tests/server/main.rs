@@ -1,0 +1,13 @@
+//! The server side without a network: dispatch over the in-memory pairing and over a
+//! newline-delimited connection, the macros, error shapes, limits, the spec's wire
+//! examples and the inputs the fuzzers once failed on.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod error_codes;
+mod fuzz_regressions;
+mod limits;
+mod macros;
+mod memory_pairing;
+mod spec_examples;

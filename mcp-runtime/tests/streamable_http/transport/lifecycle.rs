@@ -1,0 +1,93 @@
+//! Disconnects and the concurrency limit, and mounting the service in axum.
+
+use super::*;
+
+#[tokio::test]
+async fn closing_the_sse_stream_cancels_the_handler() {
+    let (addr, probe) = start().await;
+    let message = with_progress_token(call(json!(1), "slow", json!({"ms": 5_000})), "slow-1");
+    let mut stream = http::open(addr, "POST", PATH, &call_headers("slow"), message.to_string()).await;
+    assert_eq!(stream.content_type().as_deref(), Some("text/event-stream"));
+    let first = stream.next_message().await.expect("the first progress notification");
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    assert_eq!(probe.started(), 1);
+    drop(stream);
+    wait_until("the handler future is dropped", Duration::from_secs(2), || probe.dropped() == 1).await;
+    assert_eq!(probe.finished(), 0);
+    assert_serving(addr).await;
+}
+
+#[tokio::test]
+async fn closing_the_connection_while_waiting_for_json_cancels_the_handler() {
+    let (addr, probe) = start().await;
+    let message = call(json!(1), "slow", json!({"ms": 5_000}));
+    let socket = http::write_raw(addr, "POST", PATH, &call_headers("slow"), message.to_string().as_bytes()).await;
+    wait_until("the handler starts", Duration::from_secs(2), || probe.started() == 1).await;
+    drop(socket);
+    wait_until("the handler future is dropped", Duration::from_secs(2), || probe.dropped() == 1).await;
+    assert_eq!(probe.finished(), 0);
+    assert_serving(addr).await;
+}
+
+#[tokio::test]
+async fn a_completed_slow_call_is_not_counted_as_dropped() {
+    // The probe itself: a call that runs to the end is not reported as dropped.
+    let (addr, probe) = start().await;
+    let reply = post(addr, &call_headers("slow"), &call(json!(1), "slow", json!({"ms": 20}))).await;
+    assert_eq!(assert_tool_text(&reply, &json!(1)), "slept 20 ms");
+    assert_eq!((probe.started(), probe.finished(), probe.dropped()), (1, 1, 0));
+}
+
+#[tokio::test]
+async fn over_the_concurrency_limit_is_503_with_retry_after() {
+    let (addr, probe) = start_with(HttpConfig { max_concurrent_requests: 1, ..HttpConfig::default() }).await;
+    let message = call(json!(1), "slow", json!({"ms": 5_000}));
+    let socket = http::write_raw(addr, "POST", PATH, &call_headers("slow"), message.to_string().as_bytes()).await;
+    wait_until("the slow handler starts", Duration::from_secs(2), || probe.started() == 1).await;
+
+    let reply = post(addr, &call_headers("echo"), &call(json!(2), "echo", json!({"text": "x"}))).await;
+    assert_error(&reply, 503, -32000, &json!(2));
+    let retry_after = reply.header("retry-after").unwrap_or_else(|| panic!("no Retry-After: {:?}", reply.headers));
+    assert!(retry_after.parse::<u64>().is_ok(), "Retry-After is delay-seconds: {retry_after:?}");
+
+    drop(socket);
+    wait_until("the slow handler is dropped", Duration::from_secs(2), || probe.dropped() == 1).await;
+    assert_serving(addr).await;
+}
+
+#[tokio::test]
+async fn the_service_mounts_in_an_axum_router() {
+    let (server, _) = test_server();
+    let app = axum::Router::new().route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let addr = listener.local_addr().expect("the bound address");
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("axum stopped: {e}");
+        }
+    });
+    let reply = post(addr, &call_headers("echo"), &call(json!("axum"), "echo", json!({"text": "via axum"}))).await;
+    assert_eq!(assert_tool_text(&reply, &json!("axum")), "via axum");
+    let message = with_progress_token(call(json!("axum-sse"), "progress", json!({})), "t");
+    let reply = post(addr, &call_headers("progress"), &message).await;
+    assert_eq!(reply.content_type().as_deref(), Some("text/event-stream"));
+    assert_eq!(reply.sse_messages().len(), 4, "{}", reply.body);
+    let reply = http::send(addr, "POST", "/elsewhere", &call_headers("echo"), "{}").await;
+    assert_eq!(reply.status.as_u16(), 404);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_500_minus_32603_for_that_request_only() {
+    let (addr, _probe) = start().await;
+    let slow = call(json!(1), "slow", json!({"ms": 300}));
+    let in_flight = tokio::spawn(async move { http::post(addr, &call_headers("slow"), &slow).await });
+    for id in 2..5 {
+        let reply = post(addr, &call_headers("panic"), &call(json!(id), "panic", json!({}))).await;
+        let error = assert_error(&reply, 500, -32603, &json!(id));
+        assert_eq!(error["message"], "Internal error", "no panic text leaks: {error}");
+    }
+    let reply = post(addr, &call_headers("echo"), &call(json!(5), "echo", json!({"text": "still here"}))).await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "still here", "{}", reply.body);
+    let reply = in_flight.await.unwrap_or_else(|e| panic!("join: {e}"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "slept 300 ms", "{}", reply.body);
+}
