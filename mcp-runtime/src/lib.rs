@@ -19,6 +19,7 @@ pub mod resolve;
 pub mod sealing;
 pub mod server;
 pub mod transport;
+pub mod wire;
 
 pub use error::Error;
 pub use items::{Blob, Json};
