@@ -338,13 +338,7 @@ pub fn open(
             .await
             .unwrap_or_else(|_| Err(format!("{method} {path}: no response head within {TIMEOUT:?}")))
             .unwrap_or_else(|e| panic!("{e} (opened at {caller})"));
-        EventStream {
-            status: parts.status,
-            headers: parts.headers,
-            body,
-            parser: Parser::new(MAX_EVENT_BYTES),
-            driver,
-        }
+        EventStream { status: parts.status, headers: parts.headers, body, parser: Parser::new(MAX_EVENT_BYTES), driver }
     }
 }
 

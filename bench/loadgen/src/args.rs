@@ -188,26 +188,66 @@ mod tests {
     use super::{Args, Config, Era, Mode, Target};
 
     fn config(argv: &[&str]) -> Result<Config, String> {
-        let args = Args::try_parse_from(std::iter::once("loadgen").chain(argv.iter().copied()))
-            .map_err(|e| e.to_string())?;
+        let args =
+            Args::try_parse_from(std::iter::once("loadgen").chain(argv.iter().copied())).map_err(|e| e.to_string())?;
         Config::try_from(args)
     }
 
     #[test]
     fn the_scripts_command_lines_parse() {
         let bench = config(&[
-            "--transport", "stdio", "--command", "target/release/echo stdio", "--era", "legacy", "--mode", "plain",
-            "--concurrency", "16", "--duration", "5", "--warmup", "2", "--label", "ours", "--expect", "hello",
+            "--transport",
+            "stdio",
+            "--command",
+            "target/release/echo stdio",
+            "--era",
+            "legacy",
+            "--mode",
+            "plain",
+            "--concurrency",
+            "16",
+            "--duration",
+            "5",
+            "--warmup",
+            "2",
+            "--label",
+            "ours",
+            "--expect",
+            "hello",
         ]);
         let bench = bench.unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(&bench.target, Target::Stdio { command } if command == "target/release/echo stdio"));
-        assert_eq!((bench.era, bench.mode, bench.concurrency, bench.label.as_str()), (Era::Legacy, Mode::Plain, 16, "ours"));
+        assert_eq!(
+            (bench.era, bench.mode, bench.concurrency, bench.label.as_str()),
+            (Era::Legacy, Mode::Plain, 16, "ours")
+        );
         assert_eq!(bench.tool, "echo");
 
         let soak = config(&[
-            "--transport", "http", "--url", "http://127.0.0.1:8000/mcp", "--pid", "42", "--concurrency", "32",
-            "--warmup", "0", "--duration", "15", "--mode", "mrtr", "--tool", "t", "--args", "{}",
-            "--answer", r#"{"name":"soak"}"#, "--expect", "Hello, soak!", "--label", "mrtr",
+            "--transport",
+            "http",
+            "--url",
+            "http://127.0.0.1:8000/mcp",
+            "--pid",
+            "42",
+            "--concurrency",
+            "32",
+            "--warmup",
+            "0",
+            "--duration",
+            "15",
+            "--mode",
+            "mrtr",
+            "--tool",
+            "t",
+            "--args",
+            "{}",
+            "--answer",
+            r#"{"name":"soak"}"#,
+            "--expect",
+            "Hello, soak!",
+            "--label",
+            "mrtr",
         ]);
         let soak = soak.unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(&soak.target, Target::Http { pid: Some(42), .. }));

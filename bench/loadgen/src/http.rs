@@ -264,7 +264,12 @@ impl HttpConn {
 }
 
 /// The endpoint for `url`; in the legacy era, after the handshake on a setup connection.
-pub(crate) async fn http_endpoint(url: &http::Uri, ctx: &Ctx, config: &Config, capabilities: Value) -> Result<Endpoint, String> {
+pub(crate) async fn http_endpoint(
+    url: &http::Uri,
+    ctx: &Ctx,
+    config: &Config,
+    capabilities: Value,
+) -> Result<Endpoint, String> {
     let authority = url.authority().ok_or("the URL has no host")?;
     let port = authority.port_u16().unwrap_or(80);
     let host = authority.host().trim_start_matches('[').trim_end_matches(']');
@@ -338,4 +343,3 @@ pub(crate) async fn delete_session(endpoint: &Endpoint) {
         let _ = read_body(response.into_body()).await;
     }
 }
-

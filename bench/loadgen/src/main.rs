@@ -79,7 +79,6 @@
 //! `all_calls` and `all_errors` count every call that finished, warm-up and drain included
 //! (a soak wants every error, not only the window's).
 
-
 mod args;
 mod call;
 mod http;

@@ -1,6 +1,5 @@
 //! Server measurements from `/proc`: CPU time and peak resident set size.
 
-
 /// Clock ticks per second for `/proc/*/stat` times: the kernel's `AT_CLKTCK` from
 /// `/proc/self/auxv` (what `sysconf(_SC_CLK_TCK)` returns), else 100.
 pub(crate) fn clock_ticks_per_sec() -> u64 {
@@ -36,4 +35,3 @@ pub(crate) fn peak_rss_kb(pid: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line["VmHWM:".len()..].trim().trim_end_matches("kB").trim().parse().ok()
 }
-

@@ -133,4 +133,3 @@ impl Reply {
         Ok((key.clone(), result.request_state.clone()))
     }
 }
-

@@ -17,7 +17,6 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a spawned server gets to exit after its stdin closes before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
-
 #[derive(serde::Serialize)]
 pub(crate) struct Line<'a> {
     pub(crate) label: &'a str,
@@ -225,4 +224,3 @@ pub(crate) async fn run(config: Config) -> Result<(), String> {
     println!("{text}");
     Ok(())
 }
-

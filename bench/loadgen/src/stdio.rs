@@ -170,4 +170,3 @@ pub(crate) fn fail_text(fail: Fail) -> String {
         Fail::Rejected(text) | Fail::Fatal(text) => text,
     }
 }
-

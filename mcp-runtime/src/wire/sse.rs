@@ -311,8 +311,11 @@ mod tests {
 
     #[test]
     fn accepts_crlf_cr_and_lf_line_ends() {
-        for stream in [&b"data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n"[..], b"data: a\rdata: b\r\rdata: c\r\r", b"data: a\ndata: b\n\ndata: c\n\n"]
-        {
+        for stream in [
+            &b"data: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n"[..],
+            b"data: a\rdata: b\r\rdata: c\r\r",
+            b"data: a\ndata: b\n\ndata: c\n\n",
+        ] {
             assert_eq!(data(&parse(&[stream])), ["a\nb", "c"], "{:?}", String::from_utf8_lossy(stream));
         }
         // Mixed in one stream.
