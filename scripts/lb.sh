@@ -63,7 +63,7 @@ fi
 cargo_profile=$profile
 if [ "$profile" = debug ]; then cargo_profile=dev; fi
 say "building provisioner and lb_driver ($profile)"
-cargo build -q -p mcp-examples --profile "$cargo_profile" --bin provisioner --bin lb_driver
+cargo build -q -p mcp-examples -p mcp-traffic --profile "$cargo_profile" --bin provisioner --bin lb_driver
 
 # --- processes ---------------------------------------------------------------------------
 rm -rf "$out"

@@ -59,7 +59,7 @@ die() {
 cargo_profile=$profile
 if [ "$profile" = debug ]; then cargo_profile=dev; fi
 say "building everything, loadgen and hostile_traffic ($profile)"
-cargo build -q -p mcp-examples --profile "$cargo_profile" --bin everything --bin loadgen --bin hostile_traffic
+cargo build -q -p mcp-examples -p mcp-loadgen -p mcp-traffic --profile "$cargo_profile" --bin everything --bin loadgen --bin hostile_traffic
 
 rm -rf "$out"
 mkdir -p "$out"

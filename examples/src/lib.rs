@@ -2,7 +2,6 @@
 
 pub mod cli;
 pub mod everything;
-pub mod hundred;
 pub mod lowlevel;
 pub mod provisioner;
 

@@ -16,6 +16,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use mcp::serve::http::HttpConfig;
+use mcp::wire::sse::Parser;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -132,22 +133,20 @@ fn media_type(value: &str) -> String {
     value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
 }
 
+/// The largest SSE event the test client accepts.
+const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
+
 /// The data of each event in an SSE text (events without data, like keep-alive comments,
 /// are skipped), each parsed as JSON. Panics on data that is not JSON.
 #[track_caller]
 pub fn parse_sse(text: &str) -> Vec<Value> {
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    text.split("\n\n").filter_map(event_data).map(|data| parse_data(&data)).collect()
-}
-
-/// The joined `data:` lines of one SSE event block, if it has any.
-fn event_data(block: &str) -> Option<String> {
-    let lines: Vec<&str> = block
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(|data| data.strip_prefix(' ').unwrap_or(data))
-        .collect();
-    (!lines.is_empty()).then(|| lines.join("\n"))
+    let mut parser = Parser::new(MAX_EVENT_BYTES);
+    if let Err(e) = parser.feed(text.as_bytes()) {
+        panic!("{e}");
+    }
+    let mut messages: Vec<Value> = std::iter::from_fn(|| parser.next_event()).map(|e| parse_data(&e.data)).collect();
+    messages.extend(std::iter::from_fn(|| parser.finish()).map(|e| parse_data(&e.data)));
+    messages
 }
 
 #[track_caller]
@@ -253,8 +252,7 @@ pub struct EventStream {
     /// The response headers.
     pub headers: HeaderMap,
     body: Incoming,
-    buffer: String,
-    pending: Vec<u8>,
+    parser: Parser,
     driver: JoinHandle<()>,
 }
 
@@ -283,21 +281,20 @@ impl EventStream {
         async move {
             let deadline = tokio::time::Instant::now() + timeout;
             loop {
-                if let Some(data) = self.take_event() {
-                    return Some(parse_data(&data));
+                if let Some(event) = self.parser.next_event() {
+                    return Some(parse_data(&event.data));
                 }
                 let frame = tokio::time::timeout_at(deadline, self.body.frame())
                     .await
                     .unwrap_or_else(|_| panic!("no SSE message within {timeout:?} (awaited at {caller})"));
                 match frame {
-                    None => {
-                        let rest = std::mem::take(&mut self.buffer);
-                        return event_data(&rest).map(|data| parse_data(&data));
-                    }
+                    None => return self.parser.finish().map(|event| parse_data(&event.data)),
                     Some(Err(e)) => panic!("reading the event stream: {e} (awaited at {caller})"),
                     Some(Ok(frame)) => {
-                        if let Ok(data) = frame.into_data() {
-                            self.push(&data);
+                        if let Ok(data) = frame.into_data()
+                            && let Err(e) = self.parser.feed(&data)
+                        {
+                            panic!("reading the event stream: {e} (awaited at {caller})");
                         }
                     }
                 }
@@ -318,31 +315,6 @@ impl EventStream {
             out.push(message);
         }
         out
-    }
-
-    fn push(&mut self, data: &[u8]) {
-        self.pending.extend_from_slice(data);
-        // Keep an incomplete UTF-8 sequence for the next chunk.
-        let valid = match std::str::from_utf8(&self.pending) {
-            Ok(text) => text.len(),
-            Err(e) => e.valid_up_to(),
-        };
-        let text: Vec<u8> = self.pending.drain(..valid).collect();
-        self.buffer.push_str(&String::from_utf8_lossy(&text));
-        if self.buffer.contains('\r') {
-            self.buffer = self.buffer.replace("\r\n", "\n");
-        }
-    }
-
-    /// The data of the next complete event with data in the buffer.
-    fn take_event(&mut self) -> Option<String> {
-        while let Some(end) = self.buffer.find("\n\n") {
-            let block: String = self.buffer.drain(..end + 2).collect();
-            if let Some(data) = event_data(&block) {
-                return Some(data);
-            }
-        }
-        None
     }
 }
 
@@ -366,14 +338,7 @@ pub fn open(
             .await
             .unwrap_or_else(|_| Err(format!("{method} {path}: no response head within {TIMEOUT:?}")))
             .unwrap_or_else(|e| panic!("{e} (opened at {caller})"));
-        EventStream {
-            status: parts.status,
-            headers: parts.headers,
-            body,
-            buffer: String::new(),
-            pending: Vec::new(),
-            driver,
-        }
+        EventStream { status: parts.status, headers: parts.headers, body, parser: Parser::new(MAX_EVENT_BYTES), driver }
     }
 }
 

@@ -21,6 +21,8 @@
 
 use std::time::{Duration, Instant};
 
+use clap::Parser;
+
 use mcp::client::{CallOptions, Client, ClientError, Mode};
 use mcp::protocol::{
     ContentBlock, ElicitRequestParams, ElicitResult, ErrorCode, ErrorObject, InputRequest, InputResponse,
@@ -41,32 +43,22 @@ const ROUND_TIMEOUT: Duration = Duration::from_secs(15);
 /// How many failures are described on stderr.
 const REPORTED_FAILURES: u64 = 10;
 
+/// Multi-round `provision_cluster` calls through a load balancer (see the crate docs).
+#[derive(Debug, Parser)]
+#[command(name = "lb_driver", version)]
 struct Args {
+    /// The balancer's endpoint, `http://HOST:PORT/PATH`.
+    #[arg(long)]
     url: String,
+    /// How many calls, one at a time.
+    #[arg(long, default_value_t = 1000)]
     calls: u64,
+    /// The cluster names' prefix (`PREFIX-0001`, ...).
+    #[arg(long, default_value = "lb")]
     prefix: String,
-    pause: Duration,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args { url: String::new(), calls: 1000, prefix: "lb".into(), pause: Duration::ZERO };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--url" => args.url = value()?,
-            "--calls" => args.calls = value()?.parse().map_err(|e| format!("--calls: {e}"))?,
-            "--prefix" => args.prefix = value()?,
-            "--pause-ms" => {
-                args.pause = Duration::from_millis(value()?.parse().map_err(|e| format!("--pause-ms: {e}"))?)
-            }
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    if args.url.is_empty() {
-        return Err("usage: lb_driver --url URL [--calls N] [--prefix P] [--pause-ms MS]".into());
-    }
-    Ok(args)
+    /// A pause between calls, in milliseconds.
+    #[arg(long = "pause-ms", default_value_t = 0)]
+    pause_ms: u64,
 }
 
 /// Fill in a form by its field names, or refuse a question the driver does not expect.
@@ -193,13 +185,13 @@ async fn run(args: Args) -> Result<Summary, ClientError> {
         if failed {
             summary.failures += 1;
             if summary.failures <= REPORTED_FAILURES {
-                eprintln!("lb_driver: {name} failed: {why}");
+                tracing::warn!("{name} failed: {why}");
             }
         } else {
             summary.ok += 1;
         }
-        if !args.pause.is_zero() {
-            tokio::time::sleep(args.pause).await;
+        if args.pause_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(args.pause_ms)).await;
         }
     }
     summary.seconds = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -208,24 +200,24 @@ async fn run(args: Args) -> Result<Summary, ClientError> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
-    mcp_examples::init_logging();
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("lb_driver: {message}");
-            return std::process::ExitCode::from(2);
-        }
-    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,lb_driver=info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+    let args = Args::parse();
     match run(args).await {
         Ok(summary) => {
             match serde_json::to_string(&summary) {
                 Ok(line) => println!("{line}"),
-                Err(e) => eprintln!("lb_driver: cannot print the summary: {e}"),
+                Err(e) => tracing::error!("cannot print the summary: {e}"),
             }
             if summary.failures == 0 { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::FAILURE }
         }
         Err(e) => {
-            eprintln!("lb_driver: {e}");
+            tracing::error!("{e}");
             std::process::ExitCode::FAILURE
         }
     }

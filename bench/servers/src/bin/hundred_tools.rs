@@ -1,5 +1,7 @@
 //! A server with 100 tools, to measure what many `#[mcp::tool]` items cost to build
 //! and to list. Each tool takes a text, an optional count and a flag.
+//!
+//! Run it with `hundred_tools stdio` or `hundred_tools http 127.0.0.1:8000`.
 
 use mcp::Server;
 
@@ -43,3 +45,8 @@ tools!(
     tool_088, tool_089, tool_090, tool_091, tool_092, tool_093, tool_094, tool_095, tool_096, tool_097, tool_098,
     tool_099,
 );
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    mcp_examples::cli::run(server()).await
+}

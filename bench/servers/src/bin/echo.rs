@@ -3,7 +3,7 @@
 //! so it does nothing but decode the arguments and answer.
 //!
 //! Run it with `echo stdio` or `echo http 127.0.0.1:8000`. Request-state keys and ttl come
-//! from `MCP_REQUEST_STATE_KEYS` / `MCP_REQUEST_STATE_TTL` like every other example (the tool
+//! from `MCP_REQUEST_STATE_KEYS` / `MCP_REQUEST_STATE_TTL` like the example servers (the tool
 //! never asks anything, so they only matter for a uniform setup).
 
 use mcp::Server;

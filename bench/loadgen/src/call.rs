@@ -1,0 +1,77 @@
+//! One call and the slot loop that makes calls one after the other, over any transport.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::args::{Era, Mode};
+use crate::http::HttpConn;
+use crate::reply::Reply;
+use crate::state::{Ctx, Fail, Record};
+use crate::stdio::Pipe;
+
+/// One call: one request (plain, or legacy MRTR where the server asks over the
+/// back-channel during it), or the request and its retry (modern MRTR).
+pub(crate) async fn one_call(conn: &mut Conn, ctx: &Ctx) -> Result<(), Fail> {
+    let id = ctx.next_id();
+    let reply = conn.request(ctx, id, ctx.call_body(id)).await?;
+    if ctx.era == Era::Legacy || ctx.mode == Mode::Plain {
+        return reply.check_complete(ctx);
+    }
+    let (key, state) = reply.input_required()?;
+    let id = ctx.next_id();
+    conn.request(ctx, id, ctx.retry_body(id, &key, state.as_deref())).await?.check_complete(ctx)
+}
+
+/// A slot: one call in flight at a time, until the run stops.
+pub(crate) async fn slot(mut conn: Conn, ctx: Arc<Ctx>) -> Vec<Record> {
+    let mut records = Vec::with_capacity(4096);
+    while !ctx.is_done() {
+        let start = Instant::now();
+        let outcome = one_call(&mut conn, &ctx).await;
+        let end = conn.answered_at().unwrap_or_else(Instant::now);
+        let ok = match outcome {
+            Ok(()) => true,
+            Err(Fail::Rejected(text)) => {
+                ctx.error(text);
+                false
+            }
+            Err(Fail::Fatal(text)) => {
+                if !ctx.stop.load(Ordering::Relaxed) {
+                    ctx.fail(text);
+                }
+                break;
+            }
+        };
+        records.push(Record {
+            end_us: end.duration_since(ctx.origin).as_micros() as u64,
+            latency_us: end.duration_since(start).as_micros() as u64,
+            ok,
+        });
+    }
+    records
+}
+
+/// A slot's way to the server.
+pub(crate) enum Conn {
+    Stdio(Arc<Pipe>),
+    Http(Box<HttpConn>),
+}
+
+impl Conn {
+    /// When the last response arrived, if that was before its exchange ended.
+    pub(crate) fn answered_at(&mut self) -> Option<Instant> {
+        match self {
+            Conn::Stdio(_) => None,
+            Conn::Http(http) => http.answered_at.take(),
+        }
+    }
+
+    /// Send request `id` (its JSON body given) and return the server's response message.
+    pub(crate) async fn request(&mut self, ctx: &Ctx, id: u64, body: Vec<u8>) -> Result<Reply, Fail> {
+        match self {
+            Conn::Stdio(pipe) => pipe.request(id, body).await,
+            Conn::Http(http) => http.request(ctx, id, body, true).await,
+        }
+    }
+}

@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""The report side of scripts/bench.sh (stdlib only).
+
+    bench_report.py meta BENCH_DIR SETTINGS_JSON   record the machine, versions and settings
+                                                   in BENCH_DIR/meta.json before the runs
+    bench_report.py finish BENCH_DIR               add the load average and elapsed time after
+    bench_report.py run-line RESULT_JSON SERVER    print one run's figures (loadgen's line)
+    bench_report.py report BENCH_DIR OUT           turn BENCH_DIR/results.jsonl and meta.json
+                                                   into the Markdown report OUT, keeping OUT's
+                                                   build-time section
+
+BENCH_DIR is target/bench; results.jsonl has one line per run (round, server, loadgen's JSON
+line).
+"""
+import argparse, json, os, platform, re, statistics, subprocess, sys, time
+
+# The repository root: this file is scripts/bench_report.py.
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=root).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def lock_version(lock_path, name):
+    try:
+        text = open(lock_path).read()
+    except OSError:
+        return None
+    m = re.search(r'\[\[package\]\]\nname = "%s"\nversion = "([^"]+)"' % re.escape(name), text)
+    return m.group(1) if m else None
+
+
+def write_meta(bench_dir, settings):
+    meta_path = os.path.join(bench_dir, "meta.json")
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_kb = None
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    except OSError:
+        pass
+    venv_python = os.path.join(root, ".tools/pyvenv/bin/python")
+    git = run("git", "rev-parse", "--short", "HEAD")
+    dirty = run("git", "status", "--porcelain")
+    ours = None
+    m = re.search(r'\[workspace\.package\]\nversion = "([^"]+)"', open(os.path.join(root, "Cargo.toml")).read())
+    if m:
+        ours = m.group(1)
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "nproc": run("nproc"),
+        "cpu": cpu,
+        "mem_gib": round(mem_kb / 1048576, 1) if mem_kb else None,
+        "kernel": platform.release(),
+        "rustc": run("rustc", "--version"),
+        "ours": ours,
+        "git": (git + ("-dirty" if dirty else "")) if git else None,
+        "rmcp": lock_version(os.path.join(root, "bench/peers/rmcp-echo/Cargo.lock"), "rmcp"),
+        "python": run(venv_python, "-c", "import platform; print(platform.python_version())"),
+        "python_sdk": run(venv_python, "-c", "import importlib.metadata as m; print(m.version('mcp'))"),
+        "uvicorn": run(venv_python, "-c", "import importlib.metadata as m; print(m.version('uvicorn'))"),
+        "settings": json.loads(settings),
+        "load_start": loadavg(),
+        "started": time.time(),
+    }
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+def loadavg():
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return None
+
+
+def finish_meta(bench_dir):
+    meta_path = os.path.join(bench_dir, "meta.json")
+    meta = json.load(open(meta_path))
+    meta["load_end"] = loadavg()
+    meta["elapsed_s"] = round(time.time() - meta["started"])
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+SERVER_NAMES = {"ours": "ours", "rmcp": "rmcp", "python": "Python SDK"}
+ERA_NAMES = {"legacy": "2025-11-25", "modern": "2026-07-28"}
+
+
+def fmt_num(x, digits=0):
+    if x is None:
+        return "–"
+    if digits == 0:
+        return f"{x:,.0f}"
+    return f"{x:,.{digits}f}"
+
+
+def fmt_ratio(x):
+    if x is None:
+        return "–"
+    if x >= 100:
+        return f"{x:.0f}×"
+    if x >= 10:
+        return f"{x:.1f}×"
+    return f"{x:.2f}×"
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def spread(values, fmt):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    m = statistics.median(values)
+    if len(values) == 1:
+        return fmt(m)
+    return f"{fmt(m)} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def report(bench_dir, out_path):
+    meta_path = os.path.join(bench_dir, "meta.json")
+    results_path = os.path.join(bench_dir, "results.jsonl")
+    meta = json.load(open(meta_path))
+    runs = [json.loads(line) for line in open(results_path) if line.strip()]
+    configs = {}  # key -> {"runs": {server: {round: result}}, "failed": [...]}
+    order = []
+    for r in runs:
+        key = (r["mode"], r["transport"], r["era"], r["concurrency"])
+        if key not in configs:
+            configs[key] = {"runs": {}, "failed": []}
+            order.append(key)
+        if r.get("result") is None:
+            configs[key]["failed"].append(r)
+            continue
+        configs[key]["runs"].setdefault(r["server"], {})[r["round"]] = r["result"]
+
+    def values(cfg, server, field):
+        per_round = cfg["runs"].get(server, {})
+        return [per_round[k].get(field) for k in sorted(per_round)]
+
+    def ratios(cfg, server, field, invert=False):
+        # our/peer within each round that has both runs
+        ours, peer = cfg["runs"].get("ours", {}), cfg["runs"].get(server, {})
+        out = []
+        for rnd in sorted(set(ours) & set(peer)):
+            a, b = ours[rnd].get(field), peer[rnd].get(field)
+            if a is None or b is None or a == 0 or b == 0:
+                continue
+            out.append(b / a if invert else a / b)
+        return out
+
+    def title(key):
+        mode, transport, era, conc = key
+        what = "plain tools/call (echo)" if mode == "plain" else "MRTR (provision + 1 elicitation)"
+        return f"{what} · {transport} · {ERA_NAMES.get(era, era)} ({era}) · concurrency {conc}"
+
+    servers_seen = []
+    for key in order:
+        for s in configs[key]["runs"]:
+            if s not in servers_seen:
+                servers_seen.append(s)
+    peers = [s for s in ("rmcp", "python") if s in servers_seen]
+    s = meta["settings"]
+    L = []
+    L.append("# Benchmarks")
+    L.append("")
+    L.append(
+        "Our servers against [rmcp](https://crates.io/crates/rmcp) (the official Rust SDK) and the "
+        "official Python SDK, driven by one neutral load generator (`loadgen`, "
+        "`bench/loadgen`: its own wire code, one runtime thread). Produced by "
+        "`scripts/bench.sh`; do not edit by hand."
+    )
+    L.append("")
+    L.append("## Setup")
+    L.append("")
+    L.append(f"- Date: {meta['date']}; commit `{meta.get('git')}`.")
+    L.append(
+        f"- Machine: {meta.get('nproc')} cores ({meta.get('cpu')}), {meta.get('mem_gib')} GiB, "
+        f"Linux {meta.get('kernel')}; server and load generator share the cores. Load average "
+        f"(1/5/15 min) {meta.get('load_start')} before the runs and {meta.get('load_end')} after "
+        f"{meta.get('elapsed_s')} s of them (a run itself keeps about 2 busy): anything else running "
+        "on the machine shows up as noise."
+    )
+    L.append(
+        f"- Versions: ours {meta.get('ours')} (`echo` from `bench/servers` and the `provisioner` example, "
+        "release build), "
+        f"rmcp {meta.get('rmcp')} (`bench/peers/rmcp-echo`, release build), "
+        f"{meta.get('rustc')}; Python SDK `mcp` {meta.get('python_sdk')} "
+        f"(`bench/peers/python`, Python {meta.get('python')}, uvicorn {meta.get('uvicorn')})."
+    )
+    L.append(
+        f"- Each run: {s['warmup']} s warm-up, then {s['duration']} s measured; "
+        f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} per configuration. A round runs ours, then each peer, back to back; "
+        "HTTP servers are started fresh per run (loopback, free port, TCP_NODELAY on both ends), "
+        "stdio servers are spawned by loadgen."
+    )
+    L.append(
+        "- Plain: `tools/call echo {\"text\":\"hello\"}`. MRTR: `tools/call provision "
+        "{\"name\":\"orders\"}`, one `{region}` elicitation answered: under 2026-07-28 an "
+        "`InputRequiredResult` then a retry with `inputResponses` and the sealed `requestState`, "
+        "under 2025-11-25 an `elicitation/create` request during the call. One call = the whole "
+        "exchange."
+    )
+    L.append(
+        "- Eras: `legacy` = 2025-11-25 (`initialize`; over HTTP one `Mcp-Session-Id` shared by all "
+        "connections), `modern` = 2026-07-28 (no handshake, `_meta` on every request). All three "
+        "servers speak both, so each row compares the servers in the same era."
+    )
+    L.append(
+        "- Cells: median over the rounds (min–max). Ratios are ours/peer computed within each "
+        "round, then their median (min–max): calls/s above 1 means we are faster; CPU/call and RSS "
+        "below 1 mean we use less. CPU/call is the server's user+system time over the window "
+        "divided by the calls in it; peak RSS is the server's VmHWM."
+    )
+    L.append("")
+
+    # Summary
+    L.append("## Summary")
+    L.append("")
+    head = ["configuration", "ours calls/s"] + [f"{SERVER_NAMES[p]} calls/s" for p in peers]
+    head += [f"ours/{SERVER_NAMES[p]} calls/s" for p in peers]
+    head += [f"ours/{SERVER_NAMES[p]} CPU/call" for p in peers]
+    head += ["peak RSS KiB (" + ", ".join(["ours"] + [SERVER_NAMES[p] for p in peers]) + ")"]
+    L.append("| " + " | ".join(head) + " |")
+    L.append("|" + "---|" * len(head))
+    for key in order:
+        cfg = configs[key]
+        mode, transport, era, conc = key
+        row = [f"{mode} · {transport} · {era} · c{conc}", fmt_num(med(values(cfg, "ours", "calls_per_sec")))]
+        row += [fmt_num(med(values(cfg, p, "calls_per_sec"))) for p in peers]
+        row += [fmt_ratio(med(ratios(cfg, p, "calls_per_sec"))) for p in peers]
+        row += [f"{med(ratios(cfg, p, 'server_cpu_us_per_call')):.2f}" if ratios(cfg, p, "server_cpu_us_per_call") else "–" for p in peers]
+        row += [" / ".join(fmt_num(med(values(cfg, x, "server_peak_rss_kb"))) for x in ["ours"] + peers)]
+        L.append("| " + " | ".join(row) + " |")
+    L.append("")
+
+    # Goals
+    goals = []
+
+    def get(key, server, field):
+        cfg = configs.get(key)
+        return med(values(cfg, server, field)) if cfg else None
+
+    def get_ratio(key, peer, field):
+        cfg = configs.get(key)
+        return med(ratios(cfg, peer, field)) if cfg else None
+
+    def rss_goal(where, key):
+        a, b = get(key, "ours", "server_peak_rss_kb"), get(key, "rmcp", "server_peak_rss_kb")
+        if a is not None and b is not None:
+            goals.append((f"{where}: peak RSS ≤ rmcp's", f"{a:,.0f} vs {b:,.0f} KiB", a <= b))
+
+    for transport in ("stdio", "http"):
+        for era in ("legacy", "modern"):
+            key = ("plain", transport, era, 16)
+            if key not in configs:
+                continue
+            where = f"plain · {transport} · {era} · c16"
+            r = get_ratio(key, "rmcp", "calls_per_sec")
+            if r is not None:
+                goals.append((f"{where}: calls/s ≥ 3× rmcp", fmt_ratio(r), r >= 3))
+            r = get_ratio(key, "rmcp", "server_cpu_us_per_call")
+            if r is not None:
+                goals.append((f"{where}: CPU/call ≤ 1/5 of rmcp's", f"{r:.2f} of rmcp's", r <= 0.2))
+            r = get_ratio(key, "python", "calls_per_sec")
+            if r is not None:
+                goals.append((f"{where}: calls/s ≥ 30× Python SDK", fmt_ratio(r), r >= 30))
+            rss_goal(where, key)
+    for transport in ("stdio", "http"):
+        for era in ("modern", "legacy"):
+            for conc in sorted({k[3] for k in configs if k[0] == "mrtr"}):
+                key = ("mrtr", transport, era, conc)
+                if key not in configs:
+                    continue
+                where = f"MRTR · {transport} · {era} · c{conc}"
+                plain = get(("plain", transport, era, conc), "ours", "calls_per_sec")
+                mrtr = get(key, "ours", "calls_per_sec")
+                if plain and mrtr:
+                    goals.append((f"{where}: ≥ 0.4× our plain calls/s", f"{mrtr / plain:.2f}×", mrtr / plain >= 0.4))
+                r = get_ratio(key, "python", "calls_per_sec")
+                if r is not None:
+                    goals.append((f"{where}: calls/s ≥ 50× Python SDK's MRTR", fmt_ratio(r), r >= 50))
+                rss_goal(where, key)
+    if goals:
+        L.append("## Goals")
+        L.append("")
+        L.append(
+            "Ratios to a peer are the medians of the per-round ratios; MRTR against our plain "
+            "calls/s divides the two configurations' medians (same transport, era and concurrency)."
+        )
+        L.append("")
+        L.append("| goal | measured (median) | met |")
+        L.append("|---|---|---|")
+        for name, measured, ok in goals:
+            L.append(f"| {name} | {measured} | {'yes' if ok else '**no**'} |")
+        L.append("")
+
+    # Details
+    L.append("## Details")
+    L.append("")
+    for key in order:
+        cfg = configs[key]
+        L.append(f"### {title(key)}")
+        L.append("")
+        L.append("| server | calls/s | p50 µs | p99 µs | CPU µs/call | peak RSS KiB | errors |")
+        L.append("|---|---|---|---|---|---|---|")
+        for server in ["ours"] + peers:
+            if server not in cfg["runs"]:
+                continue
+            L.append(
+                "| "
+                + " | ".join(
+                    [
+                        SERVER_NAMES[server],
+                        spread(values(cfg, server, "calls_per_sec"), fmt_num),
+                        spread(values(cfg, server, "p50_us"), fmt_num),
+                        spread(values(cfg, server, "p99_us"), fmt_num),
+                        spread(values(cfg, server, "server_cpu_us_per_call"), lambda x: fmt_num(x, 1)),
+                        spread(values(cfg, server, "server_peak_rss_kb"), fmt_num),
+                        str(sum(v or 0 for v in values(cfg, server, "errors"))),
+                    ]
+                )
+                + " |"
+            )
+        L.append("")
+        for p in peers:
+            if p not in cfg["runs"]:
+                continue
+            parts = []
+            for field, label in (("calls_per_sec", "calls/s"), ("server_cpu_us_per_call", "CPU/call"), ("server_peak_rss_kb", "peak RSS")):
+                rs = ratios(cfg, p, field)
+                if rs:
+                    parts.append(f"{label} {spread(rs, lambda x: f'{x:.2f}')}")
+            if parts:
+                L.append(f"- ours/{SERVER_NAMES[p]} (per round): " + "; ".join(parts) + ".")
+        for f in cfg["failed"]:
+            L.append(f"- round {f['round']}, {SERVER_NAMES.get(f['server'], f['server'])}: run failed ({f.get('error', '?')}).")
+        L.append("")
+    failed = sum(len(cfg["failed"]) for cfg in configs.values())
+    L.append(
+        f"{len(runs) - failed} runs ({failed} failed). Raw results: `target/bench/results.jsonl` "
+        "(one line per run); re-render with `scripts/bench.sh report`."
+    )
+    L.append("")
+    # Keep the section scripts/build-time.sh maintains.
+    marker = "## Build time: a crate with 100 tools"
+    if os.path.exists(out_path):
+        previous = open(out_path).read()
+        if marker in previous:
+            L.append(marker + previous.split(marker, 1)[1].rstrip("\n"))
+            L.append("")
+    with open(out_path, "w") as f:
+        f.write("\n".join(L))
+
+
+def print_run(line, server):
+    """One run's figures, for the progress output."""
+    r = json.loads(line)
+
+    def f(key, width, digits=0):
+        return ("%*.*f" % (width, digits, r[key])) if r.get(key) is not None else "%*s" % (width, "-")
+
+    print("   %-6s %s calls/s  p50 %s us  p99 %s us  cpu %s us/call  rss %s KiB  errors %s" % (
+        server, f("calls_per_sec", 10), f("p50_us", 6), f("p99_us", 7), f("server_cpu_us_per_call", 8, 1),
+        f("server_peak_rss_kb", 7), r.get("errors")))
+
+
+def main():
+    parser = argparse.ArgumentParser(description="The report side of scripts/bench.sh.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("meta", help="record the machine, versions and settings before the runs")
+    p.add_argument("bench_dir")
+    p.add_argument("settings", help="the run settings, a JSON object")
+    p = sub.add_parser("finish", help="record the load average and elapsed time after the runs")
+    p.add_argument("bench_dir")
+    p = sub.add_parser("run-line", help="print one run's figures")
+    p.add_argument("result", help="loadgen's JSON line")
+    p.add_argument("server")
+    p = sub.add_parser("report", help="write the Markdown report")
+    p.add_argument("bench_dir")
+    p.add_argument("out")
+    args = parser.parse_args()
+    if args.command == "meta":
+        write_meta(args.bench_dir, args.settings)
+    elif args.command == "finish":
+        finish_meta(args.bench_dir)
+    elif args.command == "run-line":
+        print_run(args.result, args.server)
+    else:
+        report(args.bench_dir, args.out)
+
+
+if __name__ == "__main__":
+    main()
