@@ -19,26 +19,26 @@ use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, methods};
 /// ```
 /// use std::time::Duration;
 ///
-/// let limits = mcp::limits::Limits { handler_timeout: Some(Duration::from_secs(30)), ..Default::default() };
+/// let limits = mcp::limits::Limits::default().handler_timeout(Some(Duration::from_secs(30)));
 /// let server = mcp::Server::builder("demo", "1.0.0").limits(limits).build();
-/// assert_eq!(server.limits().max_json_depth, 64);
+/// # let _ = server;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// How deeply a message may nest, counting every `{` and `[` (the message object is
     /// level 1). Deeper: `-32600`. Values above 127 are capped by `serde_json`'s own limit
     /// (a `-32700` there). Default 64.
-    pub max_json_depth: usize,
+    pub(crate) max_json_depth: usize,
     /// How many `inputResponses` entries one request may carry. More: `-32602`. Default 64.
-    pub max_input_responses: usize,
+    pub(crate) max_input_responses: usize,
     /// The largest `inputResponses` entry, as compact JSON. Larger: `-32602`. Default 256 KiB.
-    pub max_input_response_bytes: usize,
+    pub(crate) max_input_response_bytes: usize,
     /// The longest `requestState` accepted, before any unsealing. Longer: `-32602`.
     /// Default 64 KiB.
-    pub max_request_state_bytes: usize,
+    pub(crate) max_request_state_bytes: usize,
     /// How long a handler may run before the request fails with `-32001` and the handler is
     /// cancelled (`None`: no limit). `subscriptions/listen` streams are exempt. Default 300 s.
-    pub handler_timeout: Option<Duration>,
+    pub(crate) handler_timeout: Option<Duration>,
 }
 
 /// Default [`Limits::max_input_responses`].
@@ -60,6 +60,46 @@ impl Default for Limits {
             handler_timeout: Some(DEFAULT_HANDLER_TIMEOUT),
         }
     }
+}
+
+macro_rules! limit {
+    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.$name = value;
+            self
+        }
+    };
+}
+
+/// Setters, in the style of hyper's builders: `Limits::default().max_json_depth(32)`.
+impl Limits {
+    limit!(
+        /// How deeply a message may nest, counting every `{` and `[` (the message object is
+        /// level 1). Deeper: `-32600`. Values above 127 are capped by `serde_json`'s own
+        /// limit (a `-32700` there). Default 64.
+        max_json_depth: usize
+    );
+    limit!(
+        /// How many `inputResponses` entries one request may carry. More: `-32602`. Default 64.
+        max_input_responses: usize
+    );
+    limit!(
+        /// The largest `inputResponses` entry, as compact JSON. Larger: `-32602`. Default 256 KiB.
+        max_input_response_bytes: usize
+    );
+    limit!(
+        /// The longest `requestState` accepted, before any unsealing. Longer: `-32602`.
+        /// Default 64 KiB.
+        max_request_state_bytes: usize
+    );
+    limit!(
+        /// How long a handler may run before the request fails with `-32001` and the handler
+        /// is cancelled (`None`: no limit). `subscriptions/listen` streams are exempt.
+        /// Default 300 s.
+        handler_timeout: Option<Duration>
+    );
 }
 
 impl Limits {
@@ -158,7 +198,7 @@ mod tests {
     }
 
     fn small() -> Limits {
-        Limits { max_input_responses: 2, max_input_response_bytes: 20, max_request_state_bytes: 8, ..Limits::default() }
+        Limits::default().max_input_responses(2).max_input_response_bytes(20).max_request_state_bytes(8)
     }
 
     fn check(value: Value) -> Result<(), String> {

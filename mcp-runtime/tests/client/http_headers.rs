@@ -9,12 +9,12 @@ type Seen = Arc<Mutex<Vec<http::HeaderMap>>>;
 async fn serve_recording(server: &Server) -> (SocketAddr, Seen) {
     let seen: Seen = Arc::default();
     let record = Arc::clone(&seen);
-    let app = axum::Router::new().route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default())).layer(
-        axum::middleware::from_fn(move |request: axum::extract::Request, next: axum::middleware::Next| {
+    let app = axum::Router::new()
+        .route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default()))
+        .layer(axum::middleware::from_fn(move |request: axum::extract::Request, next: axum::middleware::Next| {
             lock(&record).push(request.headers().clone());
             next.run(request)
-        }),
-    );
+        }));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("bind: {e}"));
     let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
     tokio::spawn(async move { axum::serve(listener, app).await });

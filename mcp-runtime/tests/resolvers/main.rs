@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp::client::RawClient;
+use mcp::client::in_process;
 use mcp::protocol::{CreateMessageResult, ErrorObject, JsonRpcMessage, SamplingContent};
 use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
-use mcp::client::in_process;
 use mcp::{Resolve, Server};
 use mcp_testkit::spec::{MODERN, assert_valid};
 use serde_json::{Value, json};

@@ -16,6 +16,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp::Server;
 use mcp::handler::AuthInfo;
+use mcp::handler::Session;
 use mcp::protocol::{
     CallToolOutcome, CallToolResult, ElicitRequestParams, ElicitationSchema, ErrorCode, GetPromptOutcome,
     GetPromptResult, InputRequest, InputRequiredResult, JsonRpcMessage, JsonRpcRequest, PromptMessage,
@@ -25,7 +26,6 @@ use mcp::sealing::{
     AesGcmCodec, Clock, Envelope, InMemoryConsumedTokens, InvalidRequestState, RequestStateCodec, RequestStateSecurity,
     RequestStateSecurityBuilder, SealError, args_digest,
 };
-use mcp::handler::Session;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use ring::hmac;

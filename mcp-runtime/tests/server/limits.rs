@@ -100,7 +100,7 @@ fn assert_error(reply: &Value, id: Value, code: i64, message: &str) {
 
 #[tokio::test]
 async fn nesting_deeper_than_the_limit_is_invalid_request() {
-    let mut conn = connect(server(Limits { max_json_depth: 8, ..Limits::default() }), ConnLimits::default());
+    let mut conn = connect(server(Limits::default().max_json_depth(8)), ConnLimits::default());
     // The message object, params, arguments: 3 levels; 5 more arrays make 8.
     let ok = call(1, "echo", json!({"v": [[[[[1]]]]]}), json!({}));
     assert_eq!(conn.exchange(&ok.to_string()).await["result"]["content"][0]["text"], "echo");
@@ -135,12 +135,7 @@ async fn duplicate_keys_are_invalid_request() {
 
 #[tokio::test]
 async fn retry_fields_over_their_limits_are_invalid_params() {
-    let limits = Limits {
-        max_input_responses: 2,
-        max_input_response_bytes: 64,
-        max_request_state_bytes: 100,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_input_responses(2).max_input_response_bytes(64).max_request_state_bytes(100);
     let mut conn = connect(server(limits), ConnLimits::default());
     let accept = json!({"action": "accept", "content": {"x": 1}});
     let cases = [
@@ -169,7 +164,7 @@ async fn retry_fields_over_their_limits_are_invalid_params() {
 
 #[tokio::test]
 async fn a_handler_over_the_timeout_is_cancelled_with_32001() {
-    let limits = Limits { handler_timeout: Some(Duration::from_millis(150)), ..Limits::default() };
+    let limits = Limits::default().handler_timeout(Some(Duration::from_millis(150)));
     let mut conn = connect(server(limits), ConnLimits::default());
     let reply = conn.exchange(&call(1, "sleep", json!({"ms": 10_000}), json!({})).to_string()).await;
     assert_error(&reply, json!(1), -32001, "Request timed out");
@@ -177,7 +172,7 @@ async fn a_handler_over_the_timeout_is_cancelled_with_32001() {
     assert_eq!(reply["result"]["content"][0]["text"], "sleep", "{reply}");
 
     // No timeout at all when it is switched off.
-    let limits = Limits { handler_timeout: None, ..Limits::default() };
+    let limits = Limits::default().handler_timeout(None);
     let mut conn = connect(server(limits), ConnLimits::default());
     let reply = conn.exchange(&call(3, "sleep", json!({"ms": 300}), json!({})).to_string()).await;
     assert_eq!(reply["result"]["content"][0]["text"], "sleep", "{reply}");

@@ -42,7 +42,7 @@ async fn start() -> SocketAddr {
         .build();
     let verifier =
         StaticTokenVerifier::new([("token-alice".to_owned(), user("alice")), ("token-bob".to_owned(), user("bob"))]);
-    let config = HttpConfig { token_verifier: Some(std::sync::Arc::new(verifier)), ..HttpConfig::default() };
+    let config = HttpConfig::default().token_verifier(verifier);
     http::serve(&server, config).await
 }
 

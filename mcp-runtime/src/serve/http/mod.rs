@@ -51,26 +51,27 @@ use crate::wire::headers::{self, HeaderParam};
 use body::Event;
 use sessions::Sessions;
 
-/// Limits and policies of the HTTP endpoint.
+/// Limits and policies of the HTTP endpoint, set with builder methods:
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp::serve::http::HttpConfig;
+///
+/// let config = HttpConfig::default()
+///     .allowed_hosts(["api.example.com"])
+///     .max_body_bytes(1 << 20)
+///     .sse_keep_alive(Duration::from_secs(30));
+/// # let _ = config;
+/// ```
 #[derive(Clone)]
 pub struct HttpConfig {
-    /// The endpoint path; `None` serves every path (useful when a router already matched).
-    pub path: Option<String>,
-    /// The largest request body accepted; larger ones get 413.
-    pub max_body_bytes: usize,
-    /// Requests handled at once; more get 503 with `Retry-After`.
-    pub max_concurrent_requests: usize,
-    /// Open 2025-11-25 sessions at once; more `initialize` requests get 503.
-    pub max_sessions: usize,
-    /// Interval of SSE keep-alive comments.
-    pub sse_keep_alive: Duration,
-    /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection);
-    /// `None` turns the check off.
-    pub allowed_hosts: Option<Vec<String>>,
-    /// Verifies `Authorization: Bearer` tokens; requests without a valid one get 401.
-    /// The caller's [`AuthInfo`] reaches handlers through the context
-    /// and binds sealed request state to the principal.
-    pub token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
+    pub(crate) path: Option<String>,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_concurrent_requests: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) sse_keep_alive: Duration,
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+    pub(crate) token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -113,6 +114,76 @@ impl HttpConfig {
             config.allowed_hosts = None;
         }
         config
+    }
+
+    /// The endpoint path (default `/mcp`); other paths get 404.
+    #[must_use]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Serve every path (useful when a router already matched the route).
+    #[must_use]
+    pub fn any_path(mut self) -> Self {
+        self.path = None;
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Requests handled at once (default 512); more get 503 with `Retry-After`.
+    #[must_use]
+    pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
+        self.max_concurrent_requests = requests;
+        self
+    }
+
+    /// Open 2025-11-25 sessions at once (default 1024); more `initialize` requests get 503.
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// Interval of SSE keep-alive comments (default 15 s).
+    #[must_use]
+    pub fn sse_keep_alive(mut self, interval: Duration) -> Self {
+        self.sse_keep_alive = interval;
+        self
+    }
+
+    /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection); others get
+    /// 403. The default accepts the loopback names only.
+    #[must_use]
+    pub fn allowed_hosts<I>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Turn the `Host`/`Origin` check off (behind a proxy that checks them itself).
+    #[must_use]
+    pub fn allow_any_host(mut self) -> Self {
+        self.allowed_hosts = None;
+        self
+    }
+
+    /// Verify `Authorization: Bearer` tokens with `verifier`; requests without a valid one
+    /// get 401. The caller's [`AuthInfo`] reaches handlers through the context and binds
+    /// sealed request state to the principal.
+    #[must_use]
+    pub fn token_verifier(mut self, verifier: impl crate::auth::TokenVerifier) -> Self {
+        self.token_verifier = Some(Arc::new(verifier));
+        self
     }
 }
 

@@ -5,7 +5,7 @@ use super::*;
 #[tokio::test]
 async fn a_handler_over_the_timeout_is_504_and_cancelled() {
     let (logs, _guard) = capture_logs();
-    let limits = Limits { handler_timeout: Some(Duration::from_millis(200)), ..Default::default() };
+    let limits = Limits::default().handler_timeout(Some(Duration::from_millis(200)));
     let addr = http::serve(&server_with(limits), HttpConfig::default()).await;
     let from = logs.len();
     let started = tokio::time::Instant::now();
@@ -27,7 +27,7 @@ async fn a_handler_over_the_timeout_is_504_and_cancelled() {
 #[tokio::test]
 async fn requests_over_the_concurrency_limit_are_503_with_retry_after() {
     let (logs, _guard) = capture_logs();
-    let config = HttpConfig { max_concurrent_requests: 2, ..HttpConfig::default() };
+    let config = HttpConfig::default().max_concurrent_requests(2);
     let addr = http::serve(&server_with(Limits::default()), config).await;
     let holding: Vec<_> = (0..2)
         .map(|i| {

@@ -13,9 +13,9 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use mcp::limits::Limits;
 use mcp::protocol::{CallToolParams, CallToolResult, ListToolsResult, Tool};
 use mcp::resolve::Elicit;
-use mcp::limits::Limits;
 use mcp::serve::http::HttpConfig;
 use mcp::wire::headers;
 use mcp::{Resolve, Server};

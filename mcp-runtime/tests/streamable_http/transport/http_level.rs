@@ -90,7 +90,7 @@ async fn a_response_posted_outside_a_session_is_400() {
 
 #[tokio::test]
 async fn oversized_body_is_413_and_the_server_keeps_serving() {
-    let config = HttpConfig { max_body_bytes: 1024, ..HttpConfig::default() };
+    let config = HttpConfig::default().max_body_bytes(1024);
     let (addr, _) = start_with(config).await;
     let big = call(json!(1), "echo", json!({"text": "x".repeat(10 * 1024)})).to_string();
     let reply = http::send(addr, "POST", PATH, &call_headers("echo"), big).await;
@@ -165,7 +165,7 @@ async fn loopback_host_and_origin_are_accepted() {
 
 #[tokio::test]
 async fn without_allowed_hosts_any_host_is_accepted() {
-    let (addr, _) = start_with(HttpConfig { allowed_hosts: None, ..HttpConfig::default() }).await;
+    let (addr, _) = start_with(HttpConfig::default().allow_any_host()).await;
     let message = call(json!(1), "echo", json!({"text": "x"}));
     let headers = call_headers("echo").set("Host", "evil.example.com").set("Origin", "http://evil.example.com");
     assert_eq!(assert_tool_text(&post(addr, &headers, &message).await, &json!(1)), "x");

@@ -62,7 +62,7 @@ async fn legacy_session_lifecycle() {
 
 #[tokio::test]
 async fn a_failed_initialize_opens_no_session() {
-    let (addr, _) = start_with(HttpConfig { max_sessions: 1, ..HttpConfig::default() }).await;
+    let (addr, _) = start_with(HttpConfig::default().max_sessions(1)).await;
     let message = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}});
     for _ in 0..2 {
         let reply = post(addr, &legacy_headers(None), &message).await;

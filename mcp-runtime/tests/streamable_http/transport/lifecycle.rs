@@ -40,7 +40,7 @@ async fn a_completed_slow_call_is_not_counted_as_dropped() {
 
 #[tokio::test]
 async fn over_the_concurrency_limit_is_503_with_retry_after() {
-    let (addr, probe) = start_with(HttpConfig { max_concurrent_requests: 1, ..HttpConfig::default() }).await;
+    let (addr, probe) = start_with(HttpConfig::default().max_concurrent_requests(1)).await;
     let message = call(json!(1), "slow", json!({"ms": 5_000}));
     let socket = http::write_raw(addr, "POST", PATH, &call_headers("slow"), message.to_string().as_bytes()).await;
     wait_until("the slow handler starts", Duration::from_secs(2), || probe.started() == 1).await;
@@ -58,7 +58,8 @@ async fn over_the_concurrency_limit_is_503_with_retry_after() {
 #[tokio::test]
 async fn the_service_mounts_in_an_axum_router() {
     let (server, _) = test_server();
-    let app = axum::Router::new().route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default()));
+    let app = axum::Router::new()
+        .route_service("/mcp", mcp::serve::http::McpHttpService::new(server.clone(), HttpConfig::default()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("the bound address");
     tokio::spawn(async move {
