@@ -15,6 +15,7 @@ mod attrs;
 mod docs;
 mod expand;
 mod form;
+mod krate;
 mod model;
 mod parse;
 mod types;
@@ -61,7 +62,7 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// A resolver's parameters are tool arguments taken by name (by value, cloned, or by
 /// reference; `#[mcp(rename = "arg")]` takes another name), a `Context` (or `&Context`),
-/// and other resolvers' values (`Resolve<other>` or `Resolve<other, Outcome>`). It returns
+/// and other resolvers' values (`Resolve<other>` or `Resolve<other, Refusable>`). It returns
 /// a plain value, or exactly one question: `Elicit<T>`, `Sample` or `ListRoots` (possibly
 /// as the `Ok` of a `Result`). The wire key is the module path and name, or `key = "..."`.
 #[proc_macro_attribute]
@@ -76,7 +77,7 @@ pub fn resolver(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// of a choice, or an `Option` of these; anything else is a compile error at the field's
 /// type. Field doc comments become descriptions; serde's `rename`, `rename_all`,
 /// `default` and `skip` are followed.
-#[proc_macro_derive(ElicitForm, attributes(serde))]
+#[proc_macro_derive(ElicitForm, attributes(serde, mcp))]
 pub fn elicit_form(input: TokenStream) -> TokenStream {
     form::derive(input.into()).into()
 }

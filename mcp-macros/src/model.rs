@@ -47,6 +47,8 @@ pub struct Options {
     pub output_schema: Option<bool>,
     /// `#[mcp::resolver(key = "...")]`: the wire key.
     pub key: Option<LitStr>,
+    /// `crate = "path"`: where generated code finds the runtime (default `::mcp`).
+    pub krate: Option<syn::Path>,
 }
 
 /// How a parameter is filled.

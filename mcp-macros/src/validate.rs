@@ -111,7 +111,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
                 nested.span(),
                 "`Resolve<...>` must be the parameter's whole type, not inside `Option<...>` or another type: \
                  a resolver always produces its value or ends the call; to handle a declined or cancelled \
-                 question yourself, take `Resolve<resolver, Outcome>`",
+                 question yourself, take `Resolve<resolver, Refusable>`",
             ));
         }
         if model.kind == Kind::Resolver && (param.default.is_some() || param.description.is_some()) {

@@ -1,4 +1,4 @@
-//! Resolvers (`#[mcp::resolver]`, `Resolve<R>`, `Resolve<R, Outcome>`) end to end over the
+//! Resolvers (`#[mcp::resolver]`, `Resolve<R>`, `Resolve<R, Refusable>`) end to end over the
 //! in-memory pairing: the rules of the multi round-trip engine, as a client sees them.
 //!
 //! Under 2026-07-28 a call answers with an `InputRequiredResult` holding every question
@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use mcp::client::RawClient;
 use mcp::protocol::{CreateMessageResult, ErrorObject, JsonRpcMessage, SamplingContent};
-use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
+use mcp::resolve::{Answer, Elicit, ListRoots, Resolver, Refusable, Sample};
 use mcp::transport::memory;
 use mcp::{Resolve, Server};
 use mcp_testkit::spec::{MODERN, assert_valid};
@@ -1209,7 +1209,7 @@ mod refusals {
 
     /// Takes the outcome: handles a refusal itself.
     #[mcp::tool]
-    pub(crate) fn lenient(go: Resolve<ask_go, Outcome>) -> String {
+    pub(crate) fn lenient(go: Resolve<ask_go, Refusable>) -> String {
         match &*go {
             Answer::Accept(c) => format!("accepted go={}", c.ok),
             Answer::Decline => "declined".to_owned(),
@@ -1236,13 +1236,13 @@ mod refusals {
     }
 
     #[mcp::resolver]
-    fn next_step(start: Resolve<start, Outcome>) -> Elicit<Step> {
+    fn next_step(start: Resolve<start, Refusable>) -> Elicit<Step> {
         Elicit::new(format!("Next, after {}?", start.action()))
     }
 
     /// A refusal a later question builds on.
     #[mcp::tool]
-    fn two_steps(start: Resolve<start, Outcome>, next: Resolve<next_step>) -> String {
+    fn two_steps(start: Resolve<start, Refusable>, next: Resolve<next_step>) -> String {
         format!("start={} next={}", start.action(), next.value)
     }
 
@@ -1661,7 +1661,7 @@ mod adversarial_state {
 
     /// A question that is sometimes not asked, and a plain value.
     #[mcp::tool]
-    fn reserve(size_gb: u32, confirm: Resolve<auto_confirm, Outcome>, quota: Resolve<quota>) -> String {
+    fn reserve(size_gb: u32, confirm: Resolve<auto_confirm, Refusable>, quota: Resolve<quota>) -> String {
         let ok = confirm.accepted().map(|c| c.ok);
         format!("{size_gb} GB: {} ok={ok:?} quota={}", confirm.action(), *quota)
     }

@@ -18,7 +18,12 @@
 //! # let _ = server;
 //! ```
 
+pub(crate) mod args;
+pub(crate) mod convert;
 mod describe;
+pub(crate) mod probe;
+pub(crate) mod resolver_args;
+pub(crate) mod schema;
 mod returns;
 mod router;
 pub mod template;
