@@ -85,7 +85,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ));
         }
         match param.role {
-            ParamRole::Context | ParamRole::ContextRef => {
+            ParamRole::Context | ParamRole::ContextRef | ParamRole::ContextOrArgument => {
                 if context_seen {
                     errors.push(at_param(
                         param,

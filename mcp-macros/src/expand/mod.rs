@@ -183,7 +183,7 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
             match p.role {
                 ParamRole::Context => Some(quote!(let #local = ::core::clone::Clone::clone(&__mcp_ctx);)),
                 ParamRole::ContextRef => Some(quote!(let #local: #ty = &__mcp_ctx;)),
-                ParamRole::Resolve | ParamRole::Argument => None,
+                ParamRole::ContextOrArgument | ParamRole::Resolve | ParamRole::Argument => None,
             }
         })
         .collect()
@@ -244,4 +244,31 @@ fn convert_error_to_stop(error: TokenStream) -> TokenStream {
             (&__mcp_crate::__private::ErrWrap(#error)).__mcp_tool_error(),
         )
     }}
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::item;
+    use crate::model::Kind;
+
+    /// Every runtime path in an expansion starts from `crate = "..."` when it is given.
+    #[test]
+    fn crate_path_replaces_every_runtime_path() {
+        let cases = [
+            (Kind::Tool, quote!(crate = "reexport::m"), quote!(fn add(a: i64, ctx: Context) -> i64 { a })),
+            (Kind::Prompt, quote!(crate = "reexport::m"), quote!(fn greet(name: String) -> String { name })),
+            (Kind::Resource, quote!("notes://{id}", crate = "reexport::m"), quote!(fn note(id: u32) -> String { id.to_string() })),
+            (Kind::Resolver, quote!(crate = "reexport::m"), quote!(fn ask(a: &str) -> String { a.to_owned() })),
+        ];
+        for (kind, attr, function) in cases {
+            let out = item(kind, attr, function).to_string();
+            assert!(!out.contains(":: mcp ::"), "{kind:?} still names `::mcp`: {out}");
+            assert!(!out.contains("__mcp_crate"), "{kind:?} left a placeholder: {out}");
+            assert!(out.contains("reexport :: m :: __private"), "{kind:?}: {out}");
+        }
+        let default = item(Kind::Tool, quote!(), quote!(fn one() -> i64 { 1 })).to_string();
+        assert!(default.contains(":: mcp :: items :: ToolDef"), "{default}");
+    }
 }

@@ -87,7 +87,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         let local = local(p);
         let ty = &p.ty;
         match p.role {
-            ParamRole::Context => {
+            // Only tools have `ContextOrArgument` parameters.
+            ParamRole::Context | ParamRole::ContextOrArgument => {
                 bindings.push(quote!(let #local = ::core::clone::Clone::clone(__mcp_round.context());));
             }
             ParamRole::ContextRef => bindings.push(quote!(let #local = __mcp_round.context();)),

@@ -15,13 +15,20 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let super::Common { name, companion, setters } = super::common(model, function);
     let annotations = annotations(model);
 
-    let schema_params = model.arguments().map(|p| {
+    let schema_params = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
         let ty = &p.ty;
         let wire = p.wire_name();
         let description = match p.description() {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
+        if p.role == ParamRole::ContextOrArgument {
+            return quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_schema(&mut __mcp_schema, #wire, #description);
+            }};
+        }
         let required = types::option_inner(ty).is_none() && p.default.is_none();
         let default = match &p.default {
             Some(expr) => quote!(__mcp_crate::__private::default_json::<#ty>(&(#expr))),
@@ -38,11 +45,16 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }
     });
 
-    let arg_bindings = model.arguments().map(|p| {
+    let arg_bindings = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
         let ty = &p.ty;
         let wire = p.wire_name();
         let local = local(p);
         let decode = match (&p.default, types::option_inner(ty)) {
+            _ if p.role == ParamRole::ContextOrArgument => quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_bind(&__mcp_ctx, &mut __mcp_args, #wire, #name)
+            }},
             (Some(expr), _) => quote_spanned! {ty.span()=>
                 __mcp_crate::__private::arg_or::<#ty>(&mut __mcp_args, #wire, #name, || #expr)
             },
@@ -77,7 +89,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }},
     };
     let resolve_check = resolve_check(model);
-    let uses_args = model.arguments().next().is_some();
+    let uses_args = model.reads_arguments();
     let args_decl = if uses_args {
         quote!(let mut __mcp_args = __mcp_params.arguments.take().unwrap_or_default();)
     } else {
@@ -125,6 +137,11 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             }
         };
     }
+}
+
+/// Whether the parameter is (or, for `ContextOrArgument`, may be) a client argument.
+fn reads_argument(param: &crate::model::Param) -> bool {
+    matches!(param.role, ParamRole::Argument | ParamRole::ContextOrArgument)
 }
 
 /// How the return value becomes an outcome, and the type whose schema is the output schema.

@@ -23,6 +23,7 @@ pub(crate) mod convert;
 mod describe;
 pub(crate) mod probe;
 pub(crate) mod resolver_args;
+pub(crate) mod roles;
 pub(crate) mod schema;
 mod returns;
 mod router;
