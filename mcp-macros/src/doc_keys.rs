@@ -11,8 +11,13 @@ const LIB: &str = include_str!("lib.rs");
 fn docs_of(name: &str) -> Vec<&'static str> {
     let lines: Vec<&str> = LIB.lines().collect();
     let at = lines.iter().position(|l| l.starts_with(&format!("pub fn {name}("))).expect("the macro's function");
-    let mut docs: Vec<&str> =
-        lines[..at].iter().rev().skip_while(|l| l.starts_with("#[")).take_while(|l| l.starts_with("///")).copied().collect();
+    let mut docs: Vec<&str> = lines[..at]
+        .iter()
+        .rev()
+        .skip_while(|l| l.starts_with("#["))
+        .take_while(|l| l.starts_with("///"))
+        .copied()
+        .collect();
     docs.reverse();
     docs.into_iter().map(|l| l.trim_start_matches("///").trim_start()).collect()
 }

@@ -89,8 +89,12 @@ mod tests {
 
     #[test]
     fn default_is_the_mcp_crate() {
-        let out = substitute(quote!(impl __mcp_crate::items::ToolDef for x { fn f() -> [__mcp_crate::Error; 1] {} }), None);
-        assert_eq!(out.to_string(), quote!(impl ::mcp::items::ToolDef for x { fn f() -> [::mcp::Error; 1] {} }).to_string());
+        let out =
+            substitute(quote!(impl __mcp_crate::items::ToolDef for x { fn f() -> [__mcp_crate::Error; 1] {} }), None);
+        assert_eq!(
+            out.to_string(),
+            quote!(impl ::mcp::items::ToolDef for x { fn f() -> [::mcp::Error; 1] {} }).to_string()
+        );
     }
 
     #[test]

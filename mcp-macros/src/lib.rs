@@ -13,9 +13,9 @@
 //! checked model only.
 
 mod attrs;
-mod docs;
 #[cfg(test)]
 mod doc_keys;
+mod docs;
 mod expand;
 mod form;
 mod krate;

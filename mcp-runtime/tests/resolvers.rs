@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use mcp::client::RawClient;
 use mcp::protocol::{CreateMessageResult, ErrorObject, JsonRpcMessage, SamplingContent};
-use mcp::resolve::{Answer, Elicit, ListRoots, Resolver, Refusable, Sample};
+use mcp::resolve::{Answer, Elicit, ListRoots, Refusable, Resolver, Sample};
 use mcp::transport::memory;
 use mcp::{Resolve, Server};
 use mcp_testkit::spec::{MODERN, assert_valid};

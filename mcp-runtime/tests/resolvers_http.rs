@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp::protocol::CreateMessageResult;
-use mcp::resolve::{Answer, Elicit, ListRoots, Resolver, Refusable, Sample};
+use mcp::resolve::{Answer, Elicit, ListRoots, Refusable, Resolver, Sample};
 use mcp::transport::http::HttpConfig;
 use mcp::{Resolve, Server};
 use mcp_testkit::http::{self, Headers, PATH, Reply};

@@ -198,11 +198,7 @@ struct Common {
 }
 
 fn common(model: &FnModel, function: &ItemFn) -> Common {
-    Common {
-        name: model.name(),
-        companion: companion(model, function),
-        setters: definition_setters(model),
-    }
+    Common { name: model.name(), companion: companion(model, function), setters: definition_setters(model) }
 }
 
 /// How a prompt or resource function's value becomes an outcome: `outcome(value)` for
@@ -257,10 +253,42 @@ mod tests {
     #[test]
     fn crate_path_replaces_every_runtime_path() {
         let cases = [
-            (Kind::Tool, quote!(crate = "reexport::m"), quote!(fn add(a: i64, ctx: Context) -> i64 { a })),
-            (Kind::Prompt, quote!(crate = "reexport::m"), quote!(fn greet(name: String) -> String { name })),
-            (Kind::Resource, quote!("notes://{id}", crate = "reexport::m"), quote!(fn note(id: u32) -> String { id.to_string() })),
-            (Kind::Resolver, quote!(crate = "reexport::m"), quote!(fn ask(a: &str) -> String { a.to_owned() })),
+            (
+                Kind::Tool,
+                quote!(crate = "reexport::m"),
+                quote!(
+                    fn add(a: i64, ctx: Context) -> i64 {
+                        a
+                    }
+                ),
+            ),
+            (
+                Kind::Prompt,
+                quote!(crate = "reexport::m"),
+                quote!(
+                    fn greet(name: String) -> String {
+                        name
+                    }
+                ),
+            ),
+            (
+                Kind::Resource,
+                quote!("notes://{id}", crate = "reexport::m"),
+                quote!(
+                    fn note(id: u32) -> String {
+                        id.to_string()
+                    }
+                ),
+            ),
+            (
+                Kind::Resolver,
+                quote!(crate = "reexport::m"),
+                quote!(
+                    fn ask(a: &str) -> String {
+                        a.to_owned()
+                    }
+                ),
+            ),
         ];
         for (kind, attr, function) in cases {
             let out = item(kind, attr, function).to_string();
@@ -268,7 +296,16 @@ mod tests {
             assert!(!out.contains("__mcp_crate"), "{kind:?} left a placeholder: {out}");
             assert!(out.contains("reexport :: m :: __private"), "{kind:?}: {out}");
         }
-        let default = item(Kind::Tool, quote!(), quote!(fn one() -> i64 { 1 })).to_string();
+        let default = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn one() -> i64 {
+                    1
+                }
+            ),
+        )
+        .to_string();
         assert!(default.contains(":: mcp :: items :: ToolDef"), "{default}");
     }
 }

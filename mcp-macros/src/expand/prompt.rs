@@ -39,8 +39,10 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     });
     let injected = injected_bindings(model);
     let call = call_user_fn(model);
-    let convert =
-        super::convert_outcome(model, |value, span| quote_spanned!(span=> __mcp_crate::__private::prompt_outcome(#value)));
+    let convert = super::convert_outcome(
+        model,
+        |value, span| quote_spanned!(span=> __mcp_crate::__private::prompt_outcome(#value)),
+    );
     let uses_args = model.arguments().next().is_some();
     let args_decl = if uses_args {
         quote!(let __mcp_args = __mcp_params.arguments.unwrap_or_default();)

@@ -41,7 +41,8 @@ pub fn resolver_impl(model: &FnModel) -> TokenStream {
         }
     };
     let deps: Vec<&syn::Type> = model.params.iter().filter(|p| p.role == ParamRole::Resolve).map(|p| &p.ty).collect();
-    let dep_resolver = |ty: &syn::Type| quote_spanned!(ty.span()=> <#ty as __mcp_crate::__private::ResolveParam>::Resolver);
+    let dep_resolver =
+        |ty: &syn::Type| quote_spanned!(ty.span()=> <#ty as __mcp_crate::__private::ResolveParam>::Resolver);
     let depth = deps.iter().map(|ty| {
         let r = dep_resolver(ty);
         quote! {
@@ -102,8 +103,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             }
             ParamRole::Argument => {
                 let name = spelled(&p.wire_name(), ty.span());
-                let get =
-                    quote_spanned!(ty.span()=> <__McpArgs as __mcp_crate::__private::ToolArg<#name>>::tool_arg(__mcp_args));
+                let get = quote_spanned!(ty.span()=> <__McpArgs as __mcp_crate::__private::ToolArg<#name>>::tool_arg(__mcp_args));
                 if let syn::Type::Reference(r) = ty {
                     let inner = &r.elem;
                     bounds.push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name>));
@@ -112,7 +112,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                     });
                     bindings.push(quote!(let #local: &#inner = ::core::borrow::Borrow::<#inner>::borrow(#get);));
                 } else {
-                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name, Ty = #ty>));
+                    bounds
+                        .push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name, Ty = #ty>));
                     bindings.push(quote!(let #local: #ty = ::core::clone::Clone::clone(#get);));
                 }
             }

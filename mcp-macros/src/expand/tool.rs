@@ -61,7 +61,9 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             (None, Some(inner)) => quote_spanned! {inner.span()=>
                 __mcp_crate::__private::arg_optional::<#inner>(&mut __mcp_args, #wire, #name)
             },
-            (None, None) => quote_spanned! {ty.span()=> __mcp_crate::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) },
+            (None, None) => {
+                quote_spanned! {ty.span()=> __mcp_crate::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) }
+            }
         };
         quote! {
             let #local: #ty = match #decode {

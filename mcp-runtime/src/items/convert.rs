@@ -170,13 +170,13 @@ pub fn resource_outcome<T: IntoResourceOutcome>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[allow(unused_imports)]
     use super::{ErrViaDisplay as _, ErrViaMcp as _, ToolErrViaDisplay as _, ToolErrViaMcp as _};
     #[allow(unused_imports)]
     use super::{SchemaViaIntoTool as _, SchemaViaNeither as _, SchemaViaStructured as _};
     #[allow(unused_imports)]
     use super::{ViaIntoTool as _, ViaNeither as _, ViaStructured as _};
-    use super::*;
 
     #[test]
     fn an_mcp_error_keeps_its_code_and_others_become_internal() {

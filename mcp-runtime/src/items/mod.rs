@@ -23,10 +23,10 @@ pub(crate) mod convert;
 mod describe;
 pub(crate) mod probe;
 pub(crate) mod resolver_args;
-pub(crate) mod roles;
-pub(crate) mod schema;
 mod returns;
+pub(crate) mod roles;
 mod router;
+pub(crate) mod schema;
 pub mod template;
 
 pub(crate) use returns::structured as returns_structured;

@@ -25,7 +25,13 @@ impl<T> Slot<T> {
 /// First choice: the parameter is `mcp::Context`, injected.
 pub trait ContextViaContext {
     /// A clone of the request context.
-    fn __mcp_bind(&self, ctx: &Context, args: &mut JsonObject, name: &str, tool: &str) -> Result<Context, CallToolResult>;
+    fn __mcp_bind(
+        &self,
+        ctx: &Context,
+        args: &mut JsonObject,
+        name: &str,
+        tool: &str,
+    ) -> Result<Context, CallToolResult>;
     /// Nothing: the context is not an argument.
     fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>);
 }
@@ -58,9 +64,9 @@ impl<T: ToolParam + ToolParamSchema> ContextViaArgument<T> for &Slot<T> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[allow(unused_imports)]
     use super::{ContextViaArgument as _, ContextViaContext as _};
-    use super::*;
 
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     struct Context {
