@@ -169,6 +169,8 @@ pub fn resource_outcome<T: IntoResourceOutcome>(
 }
 
 #[cfg(test)]
+// The borrows spell the calls exactly as generated code does.
+#[allow(clippy::needless_borrow)]
 mod tests {
     use super::*;
     #[allow(unused_imports)]

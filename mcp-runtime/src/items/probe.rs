@@ -67,10 +67,10 @@ mod tests {
 
     #[test]
     fn only_outcomes_may_require_input() {
-        assert!(Probe::<CallToolOutcome>::TOOL_MAY_REQUIRE_INPUT);
-        assert!(!Probe::<CallToolResult>::TOOL_MAY_REQUIRE_INPUT);
-        assert!(!Probe::<u32>::TOOL_MAY_REQUIRE_INPUT);
-        assert!(!Probe::<u32>::IS_QUESTION);
-        assert!(Probe::<crate::resolve::Sample>::IS_QUESTION);
+        const { assert!(Probe::<CallToolOutcome>::TOOL_MAY_REQUIRE_INPUT) };
+        const { assert!(!Probe::<CallToolResult>::TOOL_MAY_REQUIRE_INPUT) };
+        const { assert!(!Probe::<u32>::TOOL_MAY_REQUIRE_INPUT) };
+        const { assert!(!Probe::<u32>::IS_QUESTION) };
+        const { assert!(Probe::<crate::resolve::Sample>::IS_QUESTION) };
     }
 }

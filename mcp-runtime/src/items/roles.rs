@@ -63,12 +63,15 @@ impl<T: ToolParam + ToolParamSchema> ContextViaArgument<T> for &Slot<T> {
 }
 
 #[cfg(test)]
+// The borrows spell the calls exactly as generated code does.
+#[allow(clippy::needless_borrow)]
 mod tests {
     use super::*;
     #[allow(unused_imports)]
     use super::{ContextViaArgument as _, ContextViaContext as _};
 
     #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)] // only its schema is used
     struct Context {
         depth: u32,
     }
