@@ -10,15 +10,15 @@ use crate::model::{Annotations, Kind, Options};
 /// The keys each macro accepts.
 pub fn keys(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Tool => &["name", "title", "description", "annotations", "icons", "meta", "output_schema"],
-        Kind::Prompt => &["name", "title", "description", "icons", "meta"],
-        Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta"],
-        Kind::Resolver => &["key"],
+        Kind::Tool => &["name", "title", "description", "annotations", "icons", "meta", "output_schema", "crate"],
+        Kind::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
+        Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta", "crate"],
+        Kind::Resolver => &["key", "crate"],
     }
 }
 
-const ANNOTATION_KEYS: &[&str] = &["title", "read_only", "destructive", "idempotent", "open_world"];
-const PARAM_KEYS: &[&str] = &["default", "rename", "description"];
+pub const ANNOTATION_KEYS: &[&str] = &["title", "read_only", "destructive", "idempotent", "open_world"];
+pub const PARAM_KEYS: &[&str] = &["default", "rename", "description"];
 
 fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -189,6 +189,10 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
                         "icons" => options.icons = parse_icons(input)?,
                         "output_schema" => options.output_schema = Some(parse_bool(input)?),
                         "annotations" => options.annotations = Some(parse_annotations(input, errors)?),
+                        "crate" => match crate::krate::parse(&parse_str(input)?) {
+                            Ok(path) => options.krate = Some(path),
+                            Err(e) => errors.push(e),
+                        },
                         _ => skip_value(input),
                     }
                 }

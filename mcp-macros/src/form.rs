@@ -108,11 +108,44 @@ fn wire_name(ident: &syn::Ident, own: &Serde, container: &Serde) -> String {
         .unwrap_or_else(|| raw.to_owned())
 }
 
+/// The keys of the container attribute `#[mcp(...)]`.
+pub const CONTAINER_KEYS: &[&str] = &["crate"];
+
+/// `#[mcp(crate = "path")]` on the type: where the runtime is.
+fn container_crate(attrs: &[syn::Attribute]) -> syn::Result<Option<syn::Path>> {
+    let mut krate = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("mcp")) {
+        attr.parse_nested_meta(|meta| {
+            let Some(key) = meta.path.get_ident() else {
+                return Err(meta.error("expected `crate = \"path\"`"));
+            };
+            if key == "crate" {
+                if krate.is_some() {
+                    return Err(meta.error("`crate` is set more than once; keep one"));
+                }
+                krate = Some(crate::krate::parse(&meta.value()?.parse::<LitStr>()?)?);
+                Ok(())
+            } else {
+                Err(crate::attrs::unknown_key(key, "`#[mcp(...)]` on an `ElicitForm` type", CONTAINER_KEYS))
+            }
+        })?;
+    }
+    Ok(krate)
+}
+
 pub fn derive(input: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
     };
+    let krate = match container_crate(&input.attrs) {
+        Ok(krate) => krate,
+        Err(e) => return e.to_compile_error(),
+    };
+    crate::krate::substitute(derive_with(&input), krate.as_ref())
+}
+
+fn derive_with(input: &DeriveInput) -> TokenStream {
     if !input.generics.params.is_empty() {
         return syn::Error::new(
             input.generics.span(),
@@ -128,8 +161,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
             .to_compile_error();
     }
     match &input.data {
-        Data::Struct(data) => form(&input, &container, &data.fields),
-        Data::Enum(data) => choice(&input, &container, data),
+        Data::Struct(data) => form(input, &container, &data.fields),
+        Data::Enum(data) => choice(input, &container, data),
         Data::Union(_) => {
             syn::Error::new(input.ident.span(), "`ElicitForm` is for structs (forms) and unit-only enums (choices)")
                 .to_compile_error()
@@ -161,16 +194,16 @@ fn form(input: &DeriveInput, container: &Serde, fields: &Fields) -> TokenStream 
         };
         let defaulted = own.default || container.default;
         entries.push(quote_spanned! {ty.span()=>
-            ::mcp::__private::form_field::<#ty>(#name, #defaulted, #description)
+            __mcp_crate::__private::form_field::<#ty>(#name, #defaulted, #description)
         });
     }
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl ::mcp::__private::ElicitForm for #ident {
-                fn schema() -> &'static ::mcp::protocol::ElicitationSchema {
-                    static SCHEMA: ::std::sync::OnceLock<::mcp::protocol::ElicitationSchema> = ::std::sync::OnceLock::new();
-                    SCHEMA.get_or_init(|| ::mcp::__private::form_schema(::std::vec![#(#entries),*]))
+            impl __mcp_crate::__private::ElicitForm for #ident {
+                fn schema() -> &'static __mcp_crate::protocol::ElicitationSchema {
+                    static SCHEMA: ::std::sync::OnceLock<__mcp_crate::protocol::ElicitationSchema> = ::std::sync::OnceLock::new();
+                    SCHEMA.get_or_init(|| __mcp_crate::__private::form_schema(::std::vec![#(#entries),*]))
                 }
             }
         };
@@ -204,15 +237,15 @@ fn choice(input: &DeriveInput, container: &Serde, data: &syn::DataEnum) -> Token
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl ::mcp::__private::ElicitChoice for #ident {
+            impl __mcp_crate::__private::ElicitChoice for #ident {
                 const VALUES: &'static [&'static str] = &[#(#values),*];
             }
             #[automatically_derived]
-            impl ::mcp::__private::ElicitField for #ident {
+            impl __mcp_crate::__private::ElicitField for #ident {
                 fn field_schema(
                     description: ::core::option::Option<::std::string::String>,
-                ) -> ::mcp::protocol::PrimitiveSchema {
-                    ::mcp::__private::choice_schema(<Self as ::mcp::__private::ElicitChoice>::VALUES, description)
+                ) -> __mcp_crate::protocol::PrimitiveSchema {
+                    __mcp_crate::__private::choice_schema(<Self as __mcp_crate::__private::ElicitChoice>::VALUES, description)
                 }
             }
         };

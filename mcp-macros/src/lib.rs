@@ -1,5 +1,6 @@
-//! Procedural macros for the `mcp` crate: `#[mcp::tool]`, `#[mcp::prompt]` and
-//! `#[mcp::resource]`.
+//! Procedural macros for the `mcp` crate: the attribute macros `#[mcp::tool]`,
+//! `#[mcp::prompt]`, `#[mcp::resource]` and `#[mcp::resolver]`, and
+//! `#[derive(mcp::ElicitForm)]`.
 //!
 //! Users depend on `mcp` (package `mcp-runtime`), which re-exports these. Each macro
 //! keeps the annotated function as it is (still callable, still unit-testable) and adds a
@@ -12,9 +13,12 @@
 //! checked model only.
 
 mod attrs;
+#[cfg(test)]
+mod doc_keys;
 mod docs;
 mod expand;
 mod form;
+mod krate;
 mod model;
 mod parse;
 mod types;
@@ -25,23 +29,94 @@ use proc_macro::TokenStream;
 /// Turn an async (or sync) function into an MCP tool.
 ///
 /// Plain parameters become the input schema (their `///` docs become descriptions); a
-/// `Context` parameter is injected; `Resolve<...>` parameters are filled by resolvers.
-/// The function's doc comment is the tool's description.
+/// `mcp::Context` parameter is injected; `Resolve<...>` parameters are filled by
+/// resolvers. The function's doc comment is the tool's description. Roles follow the
+/// parameter's type: a user type that happens to be named `Context` is an ordinary
+/// argument.
 ///
 /// Returning `Err(e)` from a `Result` ends the call with an `isError` result carrying
 /// `e`'s text (the model sees it), except for `Err(mcp::Error)`, which is a JSON-RPC error.
 ///
-/// Keys: `name`, `title`, `description`, `annotations(read_only, destructive, idempotent,
-/// open_world, title)`, `icons = ["https://..."]`, `meta = "{json}"`, `output_schema = false`.
-/// Parameter attribute: `#[mcp(default = expr, rename = "name", description = "...")]`.
+/// ```
+/// /// Add two numbers.
+/// #[mcp::tool(
+///     name = "add",
+///     title = "Adder",
+///     annotations(read_only, idempotent, title = "Add"),
+///     icons = ["https://example.com/add.png"],
+///     meta = r#"{"team": "math"}"#,
+/// )]
+/// async fn add(
+///     /// The first number.
+///     a: i64,
+///     #[mcp(default = 0, rename = "second", description = "The second number.")] b: i64,
+///     _ctx: mcp::Context,
+/// ) -> i64 {
+///     a + b
+/// }
+///
+/// let server = mcp::Server::builder("calc", "1.0.0").tool::<add>().build();
+/// # let _ = server;
+/// ```
+///
+/// # Keys
+///
+/// - `name = "..."`: the tool's wire name (default: the function's name).
+/// - `title = "..."`: the display name.
+/// - `description = "..."`: the description (default: the doc comment).
+/// - `annotations(...)`: behaviour hints, each optional:
+///   `read_only`, `destructive`, `idempotent`, `open_world` (each a flag, or `= bool`)
+///   and `title = "..."`.
+/// - `icons = ["https://...", ...]`: icon URIs.
+/// - `meta = "{json}"`: the definition's `_meta` object (checked at compile time).
+/// - `output_schema = false`: publish no output schema for a structured return type.
+/// - `crate = "path"`: where the `mcp` crate is, for crates that re-export it
+///   (default `::mcp`), as with `#[serde(crate = "...")]`.
+///
+/// # Parameter keys
+///
+/// `#[mcp(...)]` on a parameter:
+///
+/// - `default = expr`: the value when the argument is absent (the argument becomes optional).
+/// - `rename = "..."`: the argument's wire name (default: the parameter's name).
+/// - `description = "..."`: the argument's description (default: its doc comment).
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Tool, attr.into(), item.into()).into()
 }
 
 /// Turn a function into an MCP prompt. Parameters are the prompt's (string) arguments,
-/// parsed with `FromStr`; `Option<T>` ones are optional. Keys: `name`, `title`,
-/// `description`, `icons`.
+/// parsed with `FromStr`; `Option<T>` ones are optional. A `mcp::Context` parameter is
+/// injected.
+///
+/// ```
+/// /// Review a piece of code.
+/// #[mcp::prompt(name = "review", title = "Code review", icons = ["https://example.com/r.png"])]
+/// fn review(
+///     /// The code.
+///     code: String,
+///     #[mcp(rename = "lang", description = "Its language.")] language: Option<String>,
+/// ) -> String {
+///     format!("Review this {}: {code}", language.as_deref().unwrap_or("code"))
+/// }
+///
+/// let server = mcp::Server::builder("s", "1.0.0").prompt::<review>().build();
+/// # let _ = server;
+/// ```
+///
+/// # Keys
+///
+/// - `name = "..."`: the prompt's wire name (default: the function's name).
+/// - `title = "..."`: the display name.
+/// - `description = "..."`: the description (default: the doc comment).
+/// - `icons = ["https://...", ...]`: icon URIs.
+/// - `meta = "{json}"`: the definition's `_meta` object (checked at compile time).
+/// - `crate = "path"`: where the `mcp` crate is (default `::mcp`).
+///
+/// # Parameter keys
+///
+/// - `rename = "..."`: the argument's wire name.
+/// - `description = "..."`: the argument's description (default: its doc comment).
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Prompt, attr.into(), item.into()).into()
@@ -49,8 +124,40 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Turn a function into an MCP resource: `#[mcp::resource("file:///readme")]` for a
 /// static resource (no parameters), or `#[mcp::resource("db://{table}/rows")]` for an RFC
-/// 6570 template whose variables are the function's parameters. Keys: `name`, `title`,
-/// `description`, `mime_type`, `icons`.
+/// 6570 template whose variables are the function's parameters (parsed with `FromStr`;
+/// a template may also take a `mcp::Context`). The URI comes first.
+///
+/// ```
+/// /// The readme.
+/// #[mcp::resource("file:///readme", name = "readme", mime_type = "text/markdown")]
+/// fn readme() -> String {
+///     "# Hello".to_owned()
+/// }
+///
+/// /// One row count per table.
+/// #[mcp::resource("db://{table}/count", title = "Row count", icons = ["https://example.com/db.png"])]
+/// fn count(table: String) -> String {
+///     format!("{table}: 0 rows")
+/// }
+///
+/// let server = mcp::Server::builder("s", "1.0.0").resource::<readme>().resource::<count>().build();
+/// # let _ = server;
+/// ```
+///
+/// # Keys
+///
+/// - `"uri"` (first, required): the URI, or a URI template with `{name}` / `{+name}` variables.
+/// - `name = "..."`: the resource's name (default: the function's name).
+/// - `title = "..."`: the display name.
+/// - `description = "..."`: the description (default: the doc comment).
+/// - `mime_type = "..."`: the MIME type of the contents.
+/// - `icons = ["https://...", ...]`: icon URIs.
+/// - `meta = "{json}"`: the definition's `_meta` object (checked at compile time).
+/// - `crate = "path"`: where the `mcp` crate is (default `::mcp`).
+///
+/// # Parameter keys
+///
+/// - `rename = "..."`: the template variable the parameter reads.
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Resource, attr.into(), item.into()).into()
@@ -61,9 +168,41 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// A resolver's parameters are tool arguments taken by name (by value, cloned, or by
 /// reference; `#[mcp(rename = "arg")]` takes another name), a `Context` (or `&Context`),
-/// and other resolvers' values (`Resolve<other>` or `Resolve<other, Outcome>`). It returns
+/// and other resolvers' values (`Resolve<other>` or `Resolve<other, Refusable>`). It returns
 /// a plain value, or exactly one question: `Elicit<T>`, `Sample` or `ListRoots` (possibly
-/// as the `Ok` of a `Result`). The wire key is the module path and name, or `key = "..."`.
+/// as the `Ok` of a `Result`).
+///
+/// ```
+/// use mcp::Resolve;
+/// use mcp::resolve::Elicit;
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Confirm {
+///     ok: bool,
+/// }
+///
+/// /// Ask before deleting.
+/// #[mcp::resolver(key = "confirm_delete")]
+/// fn confirm(#[mcp(rename = "path")] target: &str) -> Elicit<Confirm> {
+///     Elicit::new(format!("Delete {target}?"))
+/// }
+///
+/// /// Delete a file.
+/// #[mcp::tool]
+/// fn delete(path: String, confirm: Resolve<confirm>) -> String {
+///     if confirm.ok { format!("deleted {path}") } else { "kept".to_owned() }
+/// }
+/// # let _ = mcp::Server::builder("s", "1.0.0").tool::<delete>().build();
+/// ```
+///
+/// # Keys
+///
+/// - `key = "..."`: the wire key (default: the module path and the function's name).
+/// - `crate = "path"`: where the `mcp` crate is (default `::mcp`).
+///
+/// # Parameter keys
+///
+/// - `rename = "..."`: the tool argument to take (default: the parameter's name).
 #[proc_macro_attribute]
 pub fn resolver(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Resolver, attr.into(), item.into()).into()
@@ -76,7 +215,33 @@ pub fn resolver(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// of a choice, or an `Option` of these; anything else is a compile error at the field's
 /// type. Field doc comments become descriptions; serde's `rename`, `rename_all`,
 /// `default` and `skip` are followed.
-#[proc_macro_derive(ElicitForm, attributes(serde))]
+///
+/// ```
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Size {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// #[mcp(crate = "::mcp")]
+/// struct Order {
+///     /// How many.
+///     count: u32,
+///     size: Size,
+///     #[serde(default)]
+///     gift: bool,
+/// }
+/// # let _ = <Order as mcp::resolve::ElicitForm>::schema();
+/// ```
+///
+/// # Keys
+///
+/// `#[mcp(...)]` on the type:
+///
+/// - `crate = "path"`: where the `mcp` crate is (default `::mcp`).
+#[proc_macro_derive(ElicitForm, attributes(serde, mcp))]
 pub fn elicit_form(input: TokenStream) -> TokenStream {
     form::derive(input.into()).into()
 }

@@ -47,6 +47,8 @@ pub struct Options {
     pub output_schema: Option<bool>,
     /// `#[mcp::resolver(key = "...")]`: the wire key.
     pub key: Option<LitStr>,
+    /// `crate = "path"`: where generated code finds the runtime (default `::mcp`).
+    pub krate: Option<syn::Path>,
 }
 
 /// How a parameter is filled.
@@ -56,6 +58,10 @@ pub enum ParamRole {
     Context,
     /// `&Context` (resolvers only): lent.
     ContextRef,
+    /// A tool parameter whose type is spelled `Context` but not as a path into `mcp`: the
+    /// request context if the type is `mcp::Context`, else an argument. The generated
+    /// code decides by the type (see `mcp::items::roles`), not by its name.
+    ContextOrArgument,
     /// `Resolve<...>`: filled by a resolver.
     Resolve,
     /// A client-supplied argument (tool argument, prompt argument, template variable).
@@ -123,7 +129,13 @@ impl FnModel {
         }
     }
 
+    /// The parameters that are certainly client-supplied arguments.
     pub fn arguments(&self) -> impl Iterator<Item = &Param> {
         self.params.iter().filter(|p| p.role == ParamRole::Argument)
+    }
+
+    /// Whether the call reads the client's arguments (arguments, or parameters that may be one).
+    pub fn reads_arguments(&self) -> bool {
+        self.params.iter().any(|p| matches!(p.role, ParamRole::Argument | ParamRole::ContextOrArgument))
     }
 }

@@ -74,7 +74,11 @@ pub fn parse(
         };
         let ty = (*typed.ty).clone();
         let role = if types::is_context(&ty) {
-            ParamRole::Context
+            if kind == Kind::Tool && !types::is_mcp_path(&ty) {
+                ParamRole::ContextOrArgument
+            } else {
+                ParamRole::Context
+            }
         } else if kind == Kind::Resolver && types::is_context_ref(&ty) {
             ParamRole::ContextRef
         } else if types::is_resolve(&ty) {

@@ -38,6 +38,12 @@ pub fn is_context(ty: &Type) -> bool {
     last_ident(ty).is_some_and(|i| i == "Context") && matches!(ty, Type::Path(_))
 }
 
+/// Whether the path is spelled through the runtime: `mcp::..`, `::mcp::..` or `crate::..`
+/// is not enough to tell, so only a first segment `mcp` counts.
+pub fn is_mcp_path(ty: &Type) -> bool {
+    matches!(ty, Type::Path(TypePath { qself: None, path }) if path.segments.len() > 1 && path.segments[0].ident == "mcp")
+}
+
 /// `&Context`.
 pub fn is_context_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_none() && is_context(&r.elem))
@@ -67,18 +73,24 @@ pub fn result_ok(ty: &Type) -> Option<&Type> {
 }
 
 /// Names in a return type that mean "this may be an `InputRequiredResult`".
+/// (`Outcome` counts only as `protocol::Outcome`: a user type may have that name, and
+/// the compile-time probes catch the imported one.)
 const INPUT_REQUIRED_NAMES: &[&str] =
-    &["InputRequiredResult", "CallToolOutcome", "GetPromptOutcome", "ReadResourceOutcome", "Outcome"];
+    &["InputRequiredResult", "CallToolOutcome", "GetPromptOutcome", "ReadResourceOutcome"];
 
 /// The first identifier in `ty` naming an input-required type, for a precise span.
 pub fn find_input_required(ty: &Type) -> Option<Ident> {
     struct Finder(Option<Ident>);
     impl<'ast> Visit<'ast> for Finder {
-        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
-            if self.0.is_none() && INPUT_REQUIRED_NAMES.iter().any(|n| seg.ident == n) {
-                self.0 = Some(seg.ident.clone());
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            let segments: Vec<_> = path.segments.iter().collect();
+            for (i, seg) in segments.iter().enumerate() {
+                let qualified_outcome = seg.ident == "Outcome" && i > 0 && segments[i - 1].ident == "protocol";
+                if self.0.is_none() && (qualified_outcome || INPUT_REQUIRED_NAMES.iter().any(|n| seg.ident == n)) {
+                    self.0 = Some(seg.ident.clone());
+                }
             }
-            syn::visit::visit_path_segment(self, seg);
+            syn::visit::visit_path(self, path);
         }
     }
     let mut finder = Finder(None);

@@ -75,7 +75,9 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             )),
         }
     }
+    // `mcp::Context` (and `&Context`) once; a `Context` that may be a user type once per spelling.
     let mut context_seen = false;
+    let mut maybe_contexts: Vec<String> = Vec::new();
     for param in &model.params {
         let ident = param.ident.to_string();
         if ident.starts_with("__mcp") {
@@ -85,6 +87,17 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ));
         }
         match param.role {
+            ParamRole::ContextOrArgument => {
+                let ty = &param.ty;
+                let spelled = quote::quote!(#ty).to_string();
+                if maybe_contexts.contains(&spelled) {
+                    errors.push(at_param(
+                        param,
+                        "this function already takes a `Context`; remove this second one (clone the first if you need two)",
+                    ));
+                }
+                maybe_contexts.push(spelled);
+            }
             ParamRole::Context | ParamRole::ContextRef => {
                 if context_seen {
                     errors.push(at_param(
@@ -111,7 +124,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
                 nested.span(),
                 "`Resolve<...>` must be the parameter's whole type, not inside `Option<...>` or another type: \
                  a resolver always produces its value or ends the call; to handle a declined or cancelled \
-                 question yourself, take `Resolve<resolver, Outcome>`",
+                 question yourself, take `Resolve<resolver, Refusable>`",
             ));
         }
         if model.kind == Kind::Resolver && (param.default.is_some() || param.description.is_some()) {

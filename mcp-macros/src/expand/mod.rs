@@ -11,7 +11,7 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
 use crate::model::{FnModel, Kind, ParamRole};
-use crate::{attrs, docs, parse, validate};
+use crate::{attrs, docs, krate, parse, validate};
 
 /// Expand one attribute: parse, validate, generate. On errors, emit them together with
 /// the user's function and a stub companion so that nothing else fails because of them.
@@ -23,8 +23,9 @@ pub fn item(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(original) => return with_errors(errors, original),
     };
     validate::validate(&model, &mut errors);
+    let krate = model.options.krate.as_ref();
     if !errors.is_empty() {
-        return with_errors(errors, stub(&model, &function));
+        return krate::substitute(with_errors(errors, stub(&model, &function)), krate);
     }
     let generated = match kind {
         Kind::Tool => tool::expand(&model, &function),
@@ -32,6 +33,7 @@ pub fn item(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         Kind::Resource => resource::expand(&model, &function),
         Kind::Resolver => resolver::expand(&model, &function),
     };
+    let generated = krate::substitute(generated, krate);
     quote! {
         #function
         #generated
@@ -70,37 +72,37 @@ fn stub(model: &FnModel, function: &ItemFn) -> TokenStream {
             let resolver_impl = resolver::resolver_impl(model);
             quote! {
                 #resolver_impl
-                impl<__McpArgs: ?::core::marker::Sized + ::core::marker::Sync> ::mcp::__private::ResolveWith<__McpArgs> for #ident {
-                    fn run<'__mcp>(_: &'__mcp mut ::mcp::__private::Round, _: &'__mcp __McpArgs)
-                        -> ::mcp::__private::RoundFuture<'__mcp, ::core::result::Result<::mcp::__private::Visit<<Self as ::mcp::__private::Resolver>::Value>, ::mcp::__private::Stop>>
+                impl<__McpArgs: ?::core::marker::Sized + ::core::marker::Sync> __mcp_crate::__private::ResolveWith<__McpArgs> for #ident {
+                    fn run<'__mcp>(_: &'__mcp mut __mcp_crate::__private::Round, _: &'__mcp __McpArgs)
+                        -> __mcp_crate::__private::RoundFuture<'__mcp, ::core::result::Result<__mcp_crate::__private::Visit<<Self as __mcp_crate::__private::Resolver>::Value>, __mcp_crate::__private::Stop>>
                     { ::core::unreachable!() }
                 }
             }
         }
         Kind::Tool => quote! {
-            impl ::mcp::items::ToolDef for #ident {
+            impl __mcp_crate::items::ToolDef for #ident {
                 const NAME: &'static str = #name;
-                fn definition() -> ::mcp::protocol::Tool { ::core::unreachable!() }
-                fn call(_: ::mcp::Context, _: ::mcp::protocol::CallToolParams)
-                    -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::CallToolOutcome, ::mcp::Error>>
+                fn definition() -> __mcp_crate::protocol::Tool { ::core::unreachable!() }
+                fn call(_: __mcp_crate::Context, _: __mcp_crate::protocol::CallToolParams)
+                    -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::CallToolOutcome, __mcp_crate::Error>>
                 { ::core::unreachable!() }
             }
         },
         Kind::Prompt => quote! {
-            impl ::mcp::items::PromptDef for #ident {
+            impl __mcp_crate::items::PromptDef for #ident {
                 const NAME: &'static str = #name;
-                fn definition() -> ::mcp::protocol::Prompt { ::core::unreachable!() }
-                fn get(_: ::mcp::Context, _: ::mcp::protocol::GetPromptParams)
-                    -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::GetPromptOutcome, ::mcp::Error>>
+                fn definition() -> __mcp_crate::protocol::Prompt { ::core::unreachable!() }
+                fn get(_: __mcp_crate::Context, _: __mcp_crate::protocol::GetPromptParams)
+                    -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::GetPromptOutcome, __mcp_crate::Error>>
                 { ::core::unreachable!() }
             }
         },
         Kind::Resource => quote! {
-            impl ::mcp::items::ResourceDef for #ident {
+            impl __mcp_crate::items::ResourceDef for #ident {
                 const URI: &'static str = #uri;
-                fn definition() -> ::mcp::items::ResourceKind { ::core::unreachable!() }
-                fn read(_: ::mcp::Context, _: ::mcp::protocol::ReadResourceParams, _: ::mcp::items::template::Variables)
-                    -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::ReadResourceOutcome, ::mcp::Error>>
+                fn definition() -> __mcp_crate::items::ResourceKind { ::core::unreachable!() }
+                fn read(_: __mcp_crate::Context, _: __mcp_crate::protocol::ReadResourceParams, _: __mcp_crate::items::template::Variables)
+                    -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::ReadResourceOutcome, __mcp_crate::Error>>
                 { ::core::unreachable!() }
             }
         },
@@ -113,12 +115,24 @@ fn stub(model: &FnModel, function: &ItemFn) -> TokenStream {
     }
 }
 
-/// `Some(expr)` / `None` for an optional string.
-fn opt_string(value: Option<String>) -> TokenStream {
-    match value {
-        Some(v) => quote!(::core::option::Option::Some(::std::string::String::from(#v))),
-        None => quote!(::core::option::Option::None),
+/// `.with_title(..)`, `.with_description(..)`, `.with_icons(..)` and `.with_meta(..)` calls
+/// for the attribute's values that are set (generated code calls builder methods, never
+/// struct literals, so the protocol types can gain fields).
+fn definition_setters(model: &FnModel) -> TokenStream {
+    let mut setters = TokenStream::new();
+    if let Some(title) = &model.options.title {
+        setters.extend(quote!(.with_title(#title)));
     }
+    setters.extend(description(model));
+    if !model.options.icons.is_empty() {
+        let icons = &model.options.icons;
+        setters.extend(quote!(.with_icons(::std::vec![#(__mcp_crate::protocol::Icon::new(#icons)),*])));
+    }
+    if let Some(meta) = &model.options.meta {
+        // The JSON was checked at compile time.
+        setters.extend(quote!(.with_meta(__mcp_crate::__private::meta_object(#meta))));
+    }
+    setters
 }
 
 /// The item's description: from the attribute, the doc comment, or doc attributes that
@@ -127,36 +141,11 @@ fn description(model: &FnModel) -> TokenStream {
     if model.options.description.is_none() && !model.doc_exprs.is_empty() {
         let literal = model.description().unwrap_or_default();
         let exprs = &model.doc_exprs;
-        return quote! {
-            ::core::option::Option::Some(::std::string::String::from(
-                ::core::concat!(#literal, #(#exprs),*).trim(),
-            ))
-        };
+        return quote!(.with_description(::core::concat!(#literal, #(#exprs),*).trim()));
     }
-    opt_string(model.description())
-}
-
-/// `Some(vec![Icon..])` / `None`.
-fn icons(model: &FnModel) -> TokenStream {
-    if model.options.icons.is_empty() {
-        return quote!(::core::option::Option::None);
-    }
-    let icons = model.options.icons.iter().map(|src| {
-        quote!(::mcp::protocol::Icon { src: ::std::string::String::from(#src), ..::core::default::Default::default() })
-    });
-    quote!(::core::option::Option::Some(::std::vec![#(#icons),*]))
-}
-
-/// `Some(meta object)` / `None` (the JSON was checked at compile time).
-fn meta(model: &FnModel) -> TokenStream {
-    match &model.options.meta {
-        Some(meta) => quote! {
-            match ::mcp::__private::serde_json::from_str::<::mcp::protocol::JsonObject>(#meta) {
-                ::core::result::Result::Ok(meta) => ::core::option::Option::Some(meta),
-                ::core::result::Result::Err(_) => ::core::option::Option::None,
-            }
-        },
-        None => quote!(::core::option::Option::None),
+    match model.description() {
+        Some(description) => quote!(.with_description(#description)),
+        None => TokenStream::new(),
     }
 }
 
@@ -194,7 +183,7 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
             match p.role {
                 ParamRole::Context => Some(quote!(let #local = ::core::clone::Clone::clone(&__mcp_ctx);)),
                 ParamRole::ContextRef => Some(quote!(let #local: #ty = &__mcp_ctx;)),
-                ParamRole::Resolve | ParamRole::Argument => None,
+                ParamRole::ContextOrArgument | ParamRole::Resolve | ParamRole::Argument => None,
             }
         })
         .collect()
@@ -204,21 +193,12 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
 struct Common {
     name: String,
     companion: TokenStream,
-    title: TokenStream,
-    description: TokenStream,
-    icons: TokenStream,
-    meta: TokenStream,
+    /// Builder calls for the title, description, icons and `_meta`.
+    setters: TokenStream,
 }
 
 fn common(model: &FnModel, function: &ItemFn) -> Common {
-    Common {
-        name: model.name(),
-        companion: companion(model, function),
-        title: opt_string(model.options.title.as_ref().map(LitStr::value)),
-        description: description(model),
-        icons: icons(model),
-        meta: meta(model),
-    }
+    Common { name: model.name(), companion: companion(model, function), setters: definition_setters(model) }
 }
 
 /// How a prompt or resource function's value becomes an outcome: `outcome(value)` for
@@ -244,8 +224,8 @@ fn convert_outcome(model: &FnModel, outcome: impl Fn(TokenStream, proc_macro2::S
 fn convert_error(error: TokenStream) -> TokenStream {
     quote! {{
         #[allow(unused_imports)]
-        use ::mcp::__private::{ErrViaDisplay as _, ErrViaMcp as _};
-        (&::mcp::__private::ErrWrap(#error)).__mcp_error()
+        use __mcp_crate::__private::{ErrViaDisplay as _, ErrViaMcp as _};
+        (&__mcp_crate::__private::ErrWrap(#error)).__mcp_error()
     }}
 }
 
@@ -254,10 +234,78 @@ fn convert_error(error: TokenStream) -> TokenStream {
 fn convert_error_to_stop(error: TokenStream) -> TokenStream {
     quote! {{
         #[allow(unused_imports)]
-        use ::mcp::__private::{ToolErrViaDisplay as _, ToolErrViaMcp as _};
-        ::mcp::__private::resolver_error(
-            <Self as ::mcp::__private::Resolver>::KEY,
-            (&::mcp::__private::ErrWrap(#error)).__mcp_tool_error(),
+        use __mcp_crate::__private::{ToolErrViaDisplay as _, ToolErrViaMcp as _};
+        __mcp_crate::__private::resolver_error(
+            <Self as __mcp_crate::__private::Resolver>::KEY,
+            (&__mcp_crate::__private::ErrWrap(#error)).__mcp_tool_error(),
         )
     }}
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::item;
+    use crate::model::Kind;
+
+    /// Every runtime path in an expansion starts from `crate = "..."` when it is given.
+    #[test]
+    fn crate_path_replaces_every_runtime_path() {
+        let cases = [
+            (
+                Kind::Tool,
+                quote!(crate = "reexport::m"),
+                quote!(
+                    fn add(a: i64, ctx: Context) -> i64 {
+                        a
+                    }
+                ),
+            ),
+            (
+                Kind::Prompt,
+                quote!(crate = "reexport::m"),
+                quote!(
+                    fn greet(name: String) -> String {
+                        name
+                    }
+                ),
+            ),
+            (
+                Kind::Resource,
+                quote!("notes://{id}", crate = "reexport::m"),
+                quote!(
+                    fn note(id: u32) -> String {
+                        id.to_string()
+                    }
+                ),
+            ),
+            (
+                Kind::Resolver,
+                quote!(crate = "reexport::m"),
+                quote!(
+                    fn ask(a: &str) -> String {
+                        a.to_owned()
+                    }
+                ),
+            ),
+        ];
+        for (kind, attr, function) in cases {
+            let out = item(kind, attr, function).to_string();
+            assert!(!out.contains(":: mcp ::"), "{kind:?} still names `::mcp`: {out}");
+            assert!(!out.contains("__mcp_crate"), "{kind:?} left a placeholder: {out}");
+            assert!(out.contains("reexport :: m :: __private"), "{kind:?}: {out}");
+        }
+        let default = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn one() -> i64 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(default.contains(":: mcp :: items :: ToolDef"), "{default}");
+    }
 }

@@ -5,25 +5,20 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use super::{call_user_fn, injected_bindings, local, opt_string};
+use super::{call_user_fn, injected_bindings, local};
 use crate::model::{FnModel, ParamRole};
 use crate::types;
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
-    let super::Common { name, companion, title, description, icons, meta } = super::common(model, function);
+    let super::Common { name, companion, setters } = super::common(model, function);
 
     let arguments = model.arguments().map(|p| {
         let wire = p.wire_name();
-        let description = opt_string(p.description());
+        let description = p.description().map(|d| quote!(.with_description(#d)));
         let required = types::option_inner(&p.ty).is_none();
         quote! {
-            ::mcp::protocol::PromptArgument {
-                name: ::std::string::String::from(#wire),
-                title: ::core::option::Option::None,
-                description: #description,
-                required: ::core::option::Option::Some(#required),
-            }
+            __mcp_crate::protocol::PromptArgument::new(#wire) #description .with_required(#required)
         }
     });
     let bindings = model.arguments().map(|p| {
@@ -32,20 +27,22 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         let ty = &p.ty;
         match types::option_inner(ty) {
             Some(inner) => quote_spanned! {inner.span()=>
-                let #local: #ty = ::mcp::__private::prompt_arg::<#inner>(&__mcp_args, #wire)?;
+                let #local: #ty = __mcp_crate::__private::prompt_arg::<#inner>(&__mcp_args, #wire)?;
             },
             None => quote_spanned! {ty.span()=>
-                let #local: #ty = match ::mcp::__private::prompt_arg::<#ty>(&__mcp_args, #wire)? {
+                let #local: #ty = match __mcp_crate::__private::prompt_arg::<#ty>(&__mcp_args, #wire)? {
                     ::core::option::Option::Some(value) => value,
-                    ::core::option::Option::None => return ::core::result::Result::Err(::mcp::__private::missing_arg(#wire)),
+                    ::core::option::Option::None => return ::core::result::Result::Err(__mcp_crate::__private::missing_arg(#wire)),
                 };
             },
         }
     });
     let injected = injected_bindings(model);
     let call = call_user_fn(model);
-    let convert =
-        super::convert_outcome(model, |value, span| quote_spanned!(span=> ::mcp::__private::prompt_outcome(#value)));
+    let convert = super::convert_outcome(
+        model,
+        |value, span| quote_spanned!(span=> __mcp_crate::__private::prompt_outcome(#value)),
+    );
     let uses_args = model.arguments().next().is_some();
     let args_decl = if uses_args {
         quote!(let __mcp_args = __mcp_params.arguments.unwrap_or_default();)
@@ -60,25 +57,19 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
 
         const _: () = {
             #[automatically_derived]
-            impl ::mcp::items::PromptDef for #ident {
+            impl __mcp_crate::items::PromptDef for #ident {
                 const NAME: &'static str = #name;
 
-                fn definition() -> ::mcp::protocol::Prompt {
-                    let arguments: ::std::vec::Vec<::mcp::protocol::PromptArgument> = ::std::vec![#(#arguments),*];
-                    ::mcp::protocol::Prompt {
-                        name: ::std::string::String::from(#name),
-                        title: #title,
-                        description: #description,
-                        arguments: if arguments.is_empty() { ::core::option::Option::None } else { ::core::option::Option::Some(arguments) },
-                        icons: #icons,
-                        meta: #meta,
-                    }
+                fn definition() -> __mcp_crate::protocol::Prompt {
+                    let arguments: ::std::vec::Vec<__mcp_crate::protocol::PromptArgument> = ::std::vec![#(#arguments),*];
+                    let __mcp_prompt = __mcp_crate::protocol::Prompt::new(#name) #setters;
+                    if arguments.is_empty() { __mcp_prompt } else { __mcp_prompt.with_arguments(arguments) }
                 }
 
                 fn get(
-                    #ctx_name: ::mcp::Context,
-                    __mcp_params: ::mcp::protocol::GetPromptParams,
-                ) -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::GetPromptOutcome, ::mcp::Error>> {
+                    #ctx_name: __mcp_crate::Context,
+                    __mcp_params: __mcp_crate::protocol::GetPromptParams,
+                ) -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::GetPromptOutcome, __mcp_crate::Error>> {
                     ::std::boxed::Box::pin(async move {
                         #args_decl
                         #(#bindings)*

@@ -13,7 +13,7 @@ use crate::types;
 
 /// `name` spelled as a type: `(Ch<'n'>, Ch<'a'>, Ch<'m'>, Ch<'e'>)`.
 pub fn spelled(name: &str, span: Span) -> TokenStream {
-    let letters = name.chars().map(|c| quote_spanned!(span=> ::mcp::__private::Ch<#c>));
+    let letters = name.chars().map(|c| quote_spanned!(span=> __mcp_crate::__private::Ch<#c>));
     quote_spanned!(span=> (#(#letters,)*))
 }
 
@@ -22,7 +22,7 @@ fn value_type(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
     let Some(ret) = &model.ret else { return (quote!(()), None) };
     let top = types::result_ok(ret).unwrap_or(ret);
     if types::is_question(top) {
-        (quote_spanned!(top.span()=> <#top as ::mcp::__private::Question>::Value), Some(top.clone()))
+        (quote_spanned!(top.span()=> <#top as __mcp_crate::__private::Question>::Value), Some(top.clone()))
     } else {
         (quote!(#top), None)
     }
@@ -41,22 +41,23 @@ pub fn resolver_impl(model: &FnModel) -> TokenStream {
         }
     };
     let deps: Vec<&syn::Type> = model.params.iter().filter(|p| p.role == ParamRole::Resolve).map(|p| &p.ty).collect();
-    let dep_resolver = |ty: &syn::Type| quote_spanned!(ty.span()=> <#ty as ::mcp::__private::ResolveParam>::Resolver);
+    let dep_resolver =
+        |ty: &syn::Type| quote_spanned!(ty.span()=> <#ty as __mcp_crate::__private::ResolveParam>::Resolver);
     let depth = deps.iter().map(|ty| {
         let r = dep_resolver(ty);
         quote! {
-            if <#r as ::mcp::__private::Resolver>::DEPTH > __mcp_depth {
-                __mcp_depth = <#r as ::mcp::__private::Resolver>::DEPTH;
+            if <#r as __mcp_crate::__private::Resolver>::DEPTH > __mcp_depth {
+                __mcp_depth = <#r as __mcp_crate::__private::Resolver>::DEPTH;
             }
         }
     });
     let collect = deps.iter().map(|ty| {
         let r = dep_resolver(ty);
-        quote!(<#r as ::mcp::__private::Resolver>::collect(__mcp_graph);)
+        quote!(<#r as __mcp_crate::__private::Resolver>::collect(__mcp_graph);)
     });
     quote! {
         #[automatically_derived]
-        impl ::mcp::__private::Resolver for #ident {
+        impl __mcp_crate::__private::Resolver for #ident {
             type Value = #value;
             const KEY: &'static str = #key;
             const DEPTH: usize = {
@@ -65,7 +66,7 @@ pub fn resolver_impl(model: &FnModel) -> TokenStream {
                 #(#depth)*
                 __mcp_depth + 1
             };
-            fn collect(__mcp_graph: &mut ::mcp::__private::Graph) {
+            fn collect(__mcp_graph: &mut __mcp_crate::__private::Graph) {
                 if __mcp_graph.enter::<Self>() {
                     #(#collect)*
                 }
@@ -87,31 +88,32 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         let local = local(p);
         let ty = &p.ty;
         match p.role {
-            ParamRole::Context => {
+            // Only tools have `ContextOrArgument` parameters.
+            ParamRole::Context | ParamRole::ContextOrArgument => {
                 bindings.push(quote!(let #local = ::core::clone::Clone::clone(__mcp_round.context());));
             }
             ParamRole::ContextRef => bindings.push(quote!(let #local = __mcp_round.context();)),
             ParamRole::Resolve => {
                 let param = p.ident.to_string();
-                bounds.push(quote_spanned!(ty.span()=> #ty: ::mcp::__private::FromRound<__McpArgs>));
+                bounds.push(quote_spanned!(ty.span()=> #ty: __mcp_crate::__private::FromRound<__McpArgs>));
                 deps.push((local, quote_spanned! {ty.span()=>
-                    <#ty as ::mcp::__private::FromRound<__McpArgs>>::from_round(&mut *__mcp_round, __mcp_args, #param)
+                    <#ty as __mcp_crate::__private::FromRound<__McpArgs>>::from_round(&mut *__mcp_round, __mcp_args, #param)
                         .await?
                 }));
             }
             ParamRole::Argument => {
                 let name = spelled(&p.wire_name(), ty.span());
-                let get =
-                    quote_spanned!(ty.span()=> <__McpArgs as ::mcp::__private::ToolArg<#name>>::tool_arg(__mcp_args));
+                let get = quote_spanned!(ty.span()=> <__McpArgs as __mcp_crate::__private::ToolArg<#name>>::tool_arg(__mcp_args));
                 if let syn::Type::Reference(r) = ty {
                     let inner = &r.elem;
-                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: ::mcp::__private::ToolArg<#name>));
+                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name>));
                     bounds.push(quote_spanned! {ty.span()=>
-                        <__McpArgs as ::mcp::__private::ToolArg<#name>>::Ty: ::core::borrow::Borrow<#inner>
+                        <__McpArgs as __mcp_crate::__private::ToolArg<#name>>::Ty: ::core::borrow::Borrow<#inner>
                     });
                     bindings.push(quote!(let #local: &#inner = ::core::borrow::Borrow::<#inner>::borrow(#get);));
                 } else {
-                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: ::mcp::__private::ToolArg<#name, Ty = #ty>));
+                    bounds
+                        .push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name, Ty = #ty>));
                     bindings.push(quote!(let #local: #ty = ::core::clone::Clone::clone(#get);));
                 }
             }
@@ -122,7 +124,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let wait = (!dep_locals.is_empty()).then(|| {
         quote! {
             let (#(::core::option::Option::Some(#dep_locals),)*) = (#(#dep_locals,)*) else {
-                return ::core::result::Result::Ok(::mcp::__private::Visit::Pending);
+                return ::core::result::Result::Ok(__mcp_crate::__private::Visit::Pending);
             };
         }
     });
@@ -139,7 +141,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     });
     let finish = match &question {
         Some(q) => quote_spanned!(q.span()=> __mcp_round.fulfil::<Self, #q>(__mcp_ret).await),
-        None => quote!(::mcp::__private::Round::value(__mcp_ret)),
+        None => quote!(__mcp_crate::__private::Round::value(__mcp_ret)),
     };
     // A plain return type that is a question behind an alias would be taken as a value.
     let alias_check = match (&question, &model.ret) {
@@ -147,9 +149,9 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             let top = types::result_ok(ret).unwrap_or(ret);
             quote_spanned! {top.span()=>
                 #[allow(unused_imports)]
-                use ::mcp::__private::ProbeFallback as _;
+                use __mcp_crate::__private::ProbeFallback as _;
                 const _: () = ::core::assert!(
-                    !::mcp::__private::Probe::<#top>::IS_QUESTION,
+                    !__mcp_crate::__private::Probe::<#top>::IS_QUESTION,
                     "this return type is a question behind an alias or wrapper: write `Elicit<T>`, `Sample` or `ListRoots` itself as the resolver's return type (or the `Ok` of a `Result`)"
                 );
             }
@@ -165,18 +167,18 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             #alias_check
 
             // A cycle between resolvers fails here ("cycle detected").
-            const _: usize = <#ident as ::mcp::__private::Resolver>::DEPTH;
+            const _: usize = <#ident as __mcp_crate::__private::Resolver>::DEPTH;
 
             #[automatically_derived]
-            impl<__McpArgs> ::mcp::__private::ResolveWith<__McpArgs> for #ident
+            impl<__McpArgs> __mcp_crate::__private::ResolveWith<__McpArgs> for #ident
             where
                 __McpArgs: ?::core::marker::Sized + ::core::marker::Sync,
                 #(#bounds,)*
             {
                 fn run<'__mcp>(
-                    __mcp_round: &'__mcp mut ::mcp::__private::Round,
+                    __mcp_round: &'__mcp mut __mcp_crate::__private::Round,
                     __mcp_args: &'__mcp __McpArgs,
-                ) -> ::mcp::__private::RoundFuture<'__mcp, ::core::result::Result<::mcp::__private::Visit<#value>, ::mcp::__private::Stop>> {
+                ) -> __mcp_crate::__private::RoundFuture<'__mcp, ::core::result::Result<__mcp_crate::__private::Visit<#value>, __mcp_crate::__private::Stop>> {
                     ::std::boxed::Box::pin(async move {
                         let _ = (&__mcp_round, &__mcp_args);
                         #(#dep_calls)*

@@ -5,26 +5,33 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
-use super::{call_user_fn, injected_bindings, local, opt_string};
+use super::{call_user_fn, injected_bindings, local};
 use crate::model::{FnModel, ParamRole};
 use crate::types;
 use crate::validate::resolve_with_input_message;
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
-    let super::Common { name, companion, title, description, icons, meta } = super::common(model, function);
+    let super::Common { name, companion, setters } = super::common(model, function);
     let annotations = annotations(model);
 
-    let schema_params = model.arguments().map(|p| {
+    let schema_params = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
         let ty = &p.ty;
         let wire = p.wire_name();
         let description = match p.description() {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
+        if p.role == ParamRole::ContextOrArgument {
+            return quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_schema(&mut __mcp_schema, #wire, #description);
+            }};
+        }
         let required = types::option_inner(ty).is_none() && p.default.is_none();
         let default = match &p.default {
-            Some(expr) => quote!(::mcp::__private::default_json::<#ty>(&(#expr))),
+            Some(expr) => quote!(__mcp_crate::__private::default_json::<#ty>(&(#expr))),
             None => quote!(::core::option::Option::None),
         };
         match types::option_inner(ty).filter(|_| p.default.is_none()) {
@@ -38,18 +45,25 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }
     });
 
-    let arg_bindings = model.arguments().map(|p| {
+    let arg_bindings = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
         let ty = &p.ty;
         let wire = p.wire_name();
         let local = local(p);
         let decode = match (&p.default, types::option_inner(ty)) {
+            _ if p.role == ParamRole::ContextOrArgument => quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_bind(&__mcp_ctx, &mut __mcp_args, #wire, #name)
+            }},
             (Some(expr), _) => quote_spanned! {ty.span()=>
-                ::mcp::__private::arg_or::<#ty>(&mut __mcp_args, #wire, #name, || #expr)
+                __mcp_crate::__private::arg_or::<#ty>(&mut __mcp_args, #wire, #name, || #expr)
             },
             (None, Some(inner)) => quote_spanned! {inner.span()=>
-                ::mcp::__private::arg_optional::<#inner>(&mut __mcp_args, #wire, #name)
+                __mcp_crate::__private::arg_optional::<#inner>(&mut __mcp_args, #wire, #name)
             },
-            (None, None) => quote_spanned! {ty.span()=> ::mcp::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) },
+            (None, None) => {
+                quote_spanned! {ty.span()=> __mcp_crate::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) }
+            }
         };
         quote! {
             let #local: #ty = match #decode {
@@ -72,12 +86,12 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         (_, Some(false)) | (None, _) => quote!(::core::option::Option::None),
         (Some(ty), _) => quote_spanned! {ty.span()=> {
             #[allow(unused_imports)]
-            use ::mcp::__private::{SchemaViaIntoTool as _, SchemaViaNeither as _, SchemaViaStructured as _};
-            (&::mcp::__private::RetType::<#ty>::NEW).__mcp_output_schema()
+            use __mcp_crate::__private::{SchemaViaIntoTool as _, SchemaViaNeither as _, SchemaViaStructured as _};
+            (&__mcp_crate::__private::RetType::<#ty>::NEW).__mcp_output_schema()
         }},
     };
     let resolve_check = resolve_check(model);
-    let uses_args = model.arguments().next().is_some();
+    let uses_args = model.reads_arguments();
     let args_decl = if uses_args {
         quote!(let mut __mcp_args = __mcp_params.arguments.take().unwrap_or_default();)
     } else {
@@ -94,28 +108,25 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             #resolve_check
 
             #[automatically_derived]
-            impl ::mcp::items::ToolDef for #ident {
+            impl __mcp_crate::items::ToolDef for #ident {
                 const NAME: &'static str = #name;
 
-                fn definition() -> ::mcp::protocol::Tool {
-                    let mut __mcp_schema = ::mcp::__private::InputSchema::default();
+                fn definition() -> __mcp_crate::protocol::Tool {
+                    let mut __mcp_schema = __mcp_crate::__private::InputSchema::default();
                     #(#schema_params)*
-                    ::mcp::protocol::Tool {
-                        name: ::std::string::String::from(#name),
-                        title: #title,
-                        description: #description,
-                        input_schema: __mcp_schema.finish(),
-                        output_schema: #output_schema,
-                        annotations: #annotations,
-                        icons: #icons,
-                        meta: #meta,
+                    let __mcp_tool = __mcp_crate::protocol::Tool::with_input_schema(#name, __mcp_schema.finish())
+                        #setters
+                        #annotations;
+                    match #output_schema {
+                        ::core::option::Option::Some(schema) => __mcp_tool.with_output_schema(schema),
+                        ::core::option::Option::None => __mcp_tool,
                     }
                 }
 
                 fn call(
-                    #ctx_name: ::mcp::Context,
-                    #mut_params __mcp_params: ::mcp::protocol::CallToolParams,
-                ) -> ::mcp::__private::BoxFuture<::core::result::Result<::mcp::protocol::CallToolOutcome, ::mcp::Error>> {
+                    #ctx_name: __mcp_crate::Context,
+                    #mut_params __mcp_params: __mcp_crate::protocol::CallToolParams,
+                ) -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::CallToolOutcome, __mcp_crate::Error>> {
                     ::std::boxed::Box::pin(async move {
                         #args_decl
                         #(#arg_bindings)*
@@ -130,16 +141,21 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     }
 }
 
+/// Whether the parameter is (or, for `ContextOrArgument`, may be) a client argument.
+fn reads_argument(param: &crate::model::Param) -> bool {
+    matches!(param.role, ParamRole::Argument | ParamRole::ContextOrArgument)
+}
+
 /// How the return value becomes an outcome, and the type whose schema is the output schema.
 fn conversion(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
     let Some(ret) = &model.ret else {
-        return (quote!(::mcp::items::IntoToolOutcome::into_tool_outcome(__mcp_ret)), None);
+        return (quote!(__mcp_crate::items::IntoToolOutcome::into_tool_outcome(__mcp_ret)), None);
     };
     let via = |value: TokenStream, ty: &syn::Type| {
         quote_spanned! {ty.span()=> {
             #[allow(unused_imports)]
-            use ::mcp::__private::{ViaIntoTool as _, ViaNeither as _, ViaStructured as _};
-            ::mcp::__private::Ret(#value).__mcp_tool()
+            use __mcp_crate::__private::{ViaIntoTool as _, ViaNeither as _, ViaStructured as _};
+            __mcp_crate::__private::Ret(#value).__mcp_tool()
         }}
     };
     match types::result_ok(ret) {
@@ -151,8 +167,8 @@ fn conversion(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
                         ::core::result::Result::Ok(__mcp_value) => #ok_conv,
                         ::core::result::Result::Err(__mcp_error) => {
                             #[allow(unused_imports)]
-                            use ::mcp::__private::{ToolErrViaDisplay as _, ToolErrViaMcp as _};
-                            (&::mcp::__private::ErrWrap(__mcp_error)).__mcp_tool_error()
+                            use __mcp_crate::__private::{ToolErrViaDisplay as _, ToolErrViaMcp as _};
+                            (&__mcp_crate::__private::ErrWrap(__mcp_error)).__mcp_tool_error()
                         }
                     }
                 },
@@ -173,31 +189,32 @@ fn resolve_check(model: &FnModel) -> TokenStream {
     let message = resolve_with_input_message().replace('{', "{{").replace('}', "}}");
     quote_spanned! {ret.span()=>
         #[allow(unused_imports)]
-        use ::mcp::__private::ProbeFallback as _;
-        const _: () = ::core::assert!(!::mcp::__private::Probe::<#ret>::TOOL_MAY_REQUIRE_INPUT, #message);
+        use __mcp_crate::__private::ProbeFallback as _;
+        const _: () = ::core::assert!(!__mcp_crate::__private::Probe::<#ret>::TOOL_MAY_REQUIRE_INPUT, #message);
     }
 }
 
+/// `.with_annotations(ToolAnnotations::new().with_..(..))` for `annotations(...)`.
 fn annotations(model: &FnModel) -> TokenStream {
     let Some(a) = &model.options.annotations else {
-        return quote!(::core::option::Option::None);
+        return TokenStream::new();
     };
-    let opt_bool = |b: Option<bool>| match b {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    };
-    let title = opt_string(a.title.as_ref().map(syn::LitStr::value));
-    let (read_only, destructive, idempotent, open_world) =
-        (opt_bool(a.read_only), opt_bool(a.destructive), opt_bool(a.idempotent), opt_bool(a.open_world));
-    quote! {
-        ::core::option::Option::Some(::mcp::protocol::ToolAnnotations {
-            title: #title,
-            read_only_hint: #read_only,
-            destructive_hint: #destructive,
-            idempotent_hint: #idempotent,
-            open_world_hint: #open_world,
-        })
+    let mut hints = TokenStream::new();
+    if let Some(title) = &a.title {
+        hints.extend(quote!(.with_title(#title)));
     }
+    let flags = [
+        (a.read_only, quote!(with_read_only_hint)),
+        (a.destructive, quote!(with_destructive_hint)),
+        (a.idempotent, quote!(with_idempotent_hint)),
+        (a.open_world, quote!(with_open_world_hint)),
+    ];
+    for (value, setter) in flags {
+        if let Some(value) = value {
+            hints.extend(quote!(.#setter(#value)));
+        }
+    }
+    quote!(.with_annotations(__mcp_crate::protocol::ToolAnnotations::new() #hints))
 }
 
 /// The `Resolve` parameters: build the tool's plan once, then run one round of its
@@ -218,7 +235,7 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
         let ty = &p.ty;
         let spelled = super::resolver::spelled(&p.wire_name(), proc_macro2::Span::call_site());
         quote! {
-            impl<'__mcp> ::mcp::__private::ToolArg<#spelled> for __mcp_tool_arguments<'__mcp> {
+            impl<'__mcp> __mcp_crate::__private::ToolArg<#spelled> for __mcp_tool_arguments<'__mcp> {
                 type Ty = #ty;
                 fn tool_arg(&self) -> &#ty {
                     self.#local
@@ -233,7 +250,7 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
     let collect = resolved.iter().map(|p| {
         let ty = &p.ty;
         quote_spanned! {ty.span()=>
-            <<#ty as ::mcp::__private::ResolveParam>::Resolver as ::mcp::__private::Resolver>::collect(__mcp_graph);
+            <<#ty as __mcp_crate::__private::ResolveParam>::Resolver as __mcp_crate::__private::Resolver>::collect(__mcp_graph);
         }
     });
     let locals: Vec<_> = resolved.iter().map(|p| local(p)).collect();
@@ -242,7 +259,7 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
         let local = local(p);
         let param = p.ident.to_string();
         quote_spanned! {ty.span()=>
-            let #local = match <#ty as ::mcp::__private::FromRound<_>>::from_round(&mut __mcp_round, &__mcp_targs, #param).await {
+            let #local = match <#ty as __mcp_crate::__private::FromRound<_>>::from_round(&mut __mcp_round, &__mcp_targs, #param).await {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(stop) => return stop.0,
             };
@@ -266,11 +283,11 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
             __mcp_lifetime: ::core::marker::PhantomData<&'__mcp ()>,
         }
         #(#arg_impls)*
-        static __MCP_PLAN: ::std::sync::OnceLock<::mcp::__private::Plan> = ::std::sync::OnceLock::new();
+        static __MCP_PLAN: ::std::sync::OnceLock<__mcp_crate::__private::Plan> = ::std::sync::OnceLock::new();
         let __mcp_plan = __MCP_PLAN.get_or_init(|| {
-            ::mcp::__private::Plan::build(|__mcp_graph| { #(#collect)* })
+            __mcp_crate::__private::Plan::build(|__mcp_graph| { #(#collect)* })
         });
-        let mut __mcp_round = ::mcp::__private::Round::new(&__mcp_ctx, __mcp_plan, #name);
+        let mut __mcp_round = __mcp_crate::__private::Round::new(&__mcp_ctx, __mcp_plan, #name);
         let (#(#locals,)*) = {
             let __mcp_targs = __mcp_tool_arguments { #(#inits,)* __mcp_lifetime: ::core::marker::PhantomData };
             #(#rounds)*

@@ -18,8 +18,20 @@
 //! # let _ = server;
 //! ```
 
+#[cfg(feature = "macros")]
+pub(crate) mod args;
+#[cfg(feature = "macros")]
+pub(crate) mod convert;
+#[cfg(feature = "macros")]
+pub(crate) mod probe;
+#[cfg(feature = "macros")]
+pub(crate) mod resolver_args;
 mod returns;
+#[cfg(feature = "macros")]
+pub(crate) mod roles;
 mod router;
+#[cfg(feature = "macros")]
+pub(crate) mod schema;
 pub mod template;
 
 #[cfg(feature = "macros")]

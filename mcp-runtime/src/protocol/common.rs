@@ -66,6 +66,34 @@ pub struct Icon {
     pub theme: Option<IconTheme>,
 }
 
+impl Icon {
+    /// An icon at `src` (an `https:` or `data:` URI), and nothing else set.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon { src: src.into(), ..Default::default() }
+    }
+
+    /// Set the image's MIME type.
+    #[must_use]
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Set the sizes, such as `"48x48"` or `"any"`.
+    #[must_use]
+    pub fn with_sizes(mut self, sizes: Vec<String>) -> Self {
+        self.sizes = Some(sizes);
+        self
+    }
+
+    /// Set the theme the icon is designed for.
+    #[must_use]
+    pub fn with_theme(mut self, theme: IconTheme) -> Self {
+        self.theme = Some(theme);
+        self
+    }
+}
+
 /// The sender or recipient of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

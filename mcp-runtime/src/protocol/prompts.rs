@@ -28,6 +28,48 @@ pub struct Prompt {
     pub meta: Option<Meta>,
 }
 
+impl Prompt {
+    /// A prompt with a name, and nothing else set.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt { name: name.into(), ..Default::default() }
+    }
+
+    /// Set the display name.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Set the description.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Set the arguments.
+    #[must_use]
+    pub fn with_arguments(mut self, arguments: Vec<PromptArgument>) -> Self {
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// Set the icons.
+    #[must_use]
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// Set the `_meta` object.
+    #[must_use]
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// One argument of a prompt (all arguments are strings on the wire).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PromptArgument {
@@ -42,6 +84,34 @@ pub struct PromptArgument {
     /// Whether it must be given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+}
+
+impl PromptArgument {
+    /// An argument with a name, and nothing else set.
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptArgument { name: name.into(), ..Default::default() }
+    }
+
+    /// Set the display name.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Set the description.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Say whether it must be given.
+    #[must_use]
+    pub fn with_required(mut self, required: bool) -> Self {
+        self.required = Some(required);
+        self
+    }
 }
 
 /// The result of `prompts/list`.

@@ -47,6 +47,53 @@ impl Tool {
         };
         Tool { name: name.into(), description: Some(description.into()), input_schema, ..Default::default() }
     }
+
+    /// A tool with a name and an input schema (an object schema), and nothing else set.
+    pub fn with_input_schema(name: impl Into<String>, input_schema: JsonObject) -> Self {
+        Tool { name: name.into(), input_schema, ..Default::default() }
+    }
+
+    /// Set the display name.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Set the description.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Set the JSON Schema of `structuredContent`.
+    #[must_use]
+    pub fn with_output_schema(mut self, output_schema: JsonObject) -> Self {
+        self.output_schema = Some(output_schema);
+        self
+    }
+
+    /// Set the behaviour hints.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Set the icons.
+    #[must_use]
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// Set the `_meta` object.
+    #[must_use]
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// Hints about a tool's behaviour. Untrusted unless the server is.
@@ -68,6 +115,48 @@ pub struct ToolAnnotations {
     /// The tool interacts with an open world of external entities (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// No hints set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Set the display name.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Say whether the tool leaves its environment unchanged.
+    #[must_use]
+    pub fn with_read_only_hint(mut self, read_only: bool) -> Self {
+        self.read_only_hint = Some(read_only);
+        self
+    }
+
+    /// Say whether the tool may perform destructive updates.
+    #[must_use]
+    pub fn with_destructive_hint(mut self, destructive: bool) -> Self {
+        self.destructive_hint = Some(destructive);
+        self
+    }
+
+    /// Say whether repeating a call with the same arguments has no further effect.
+    #[must_use]
+    pub fn with_idempotent_hint(mut self, idempotent: bool) -> Self {
+        self.idempotent_hint = Some(idempotent);
+        self
+    }
+
+    /// Say whether the tool interacts with an open world of external entities.
+    #[must_use]
+    pub fn with_open_world_hint(mut self, open_world: bool) -> Self {
+        self.open_world_hint = Some(open_world);
+        self
+    }
 }
 
 /// Parameters of list requests (`tools/list`, `prompts/list`, ...).

@@ -1,6 +1,6 @@
 //! What came back for a question.
 
-/// The outcome of a resolver's question, for a `Resolve<R, Outcome>` consumer.
+/// The outcome of a resolver's question, for a `Resolve<R, Refusable>` consumer.
 ///
 /// Only elicitations can be declined or cancelled; sampling and roots answers, and
 /// resolvers that answer without asking, are always `Accept`.

@@ -6,7 +6,7 @@
 //! [`ListRoots`]. A tool parameter `x: Resolve<my_resolver>` receives the answer.
 //!
 //! ```
-//! use mcp::resolve::{Answer, Elicit, Outcome};
+//! use mcp::resolve::{Answer, Elicit, Refusable};
 //! use mcp::Resolve;
 //!
 //! #[derive(serde::Deserialize, mcp::ElicitForm)]
@@ -41,7 +41,7 @@
 //!     name: String,
 //!     size_gb: u32,
 //!     region: Resolve<ask_region>,
-//!     confirm: Resolve<confirm, Outcome>,
+//!     confirm: Resolve<confirm, Refusable>,
 //! ) -> Result<String, String> {
 //!     match &*confirm {
 //!         Answer::Accept(c) if c.ok => Ok(format!("Provisioned '{name}' ({size_gb} GB) in {}.", region.region)),
@@ -95,12 +95,13 @@ pub trait Resolver: Send + Sync + 'static {
 #[derive(Debug, Clone, Copy)]
 pub enum Value {}
 
-/// Marker for `Resolve<R, Outcome>`: the [`Answer`] (accept, decline or cancel), for a
-/// consumer that handles a refusal itself.
+/// Marker for `Resolve<R, Refusable>`: the [`Answer`] (accept, decline or cancel), for a
+/// consumer that handles a refusal itself. (With the default [`Value`], a declined or
+/// cancelled question ends the call instead.)
 #[derive(Debug, Clone, Copy)]
-pub enum Outcome {}
+pub enum Refusable {}
 
-/// What a consumer wants from a resolver: [`Value`] or [`Outcome`].
+/// What a consumer wants from a resolver: [`Value`] or [`Refusable`].
 pub trait Want: Send + Sync + 'static {
     /// What the parameter holds for a resolver value `T`.
     type Hold<T: Send + Sync + 'static>: Send + Sync;
@@ -119,7 +120,7 @@ impl Want for Value {
     }
 }
 
-impl Want for Outcome {
+impl Want for Refusable {
     type Hold<T: Send + Sync + 'static> = Answer<Arc<T>>;
 
     fn take<T: Send + Sync + 'static>(answer: Answer<Arc<T>>) -> Option<Answer<Arc<T>>> {
@@ -130,7 +131,7 @@ impl Want for Outcome {
 /// A parameter filled by the resolver `R` rather than by the client's arguments. It is not
 /// part of the tool's input schema; a client-supplied value under its name is ignored.
 ///
-/// `Resolve<R>` dereferences to `R`'s value; `Resolve<R, Outcome>` dereferences to the
+/// `Resolve<R>` dereferences to `R`'s value; `Resolve<R, Refusable>` dereferences to the
 /// [`Answer`]. A value shared by several consumers is computed once per round and shared
 /// (hence the `Arc`).
 pub struct Resolve<R: Resolver, W: Want = Value> {
@@ -159,7 +160,7 @@ impl<R: Resolver> Resolve<R, Value> {
     }
 }
 
-impl<R: Resolver> Resolve<R, Outcome> {
+impl<R: Resolver> Resolve<R, Refusable> {
     /// The answer.
     pub fn into_answer(self) -> Answer<Arc<R::Value>> {
         self.held
@@ -174,7 +175,7 @@ impl<R: Resolver> std::ops::Deref for Resolve<R, Value> {
     }
 }
 
-impl<R: Resolver> std::ops::Deref for Resolve<R, Outcome> {
+impl<R: Resolver> std::ops::Deref for Resolve<R, Refusable> {
     type Target = Answer<Arc<R::Value>>;
 
     fn deref(&self) -> &Answer<Arc<R::Value>> {

@@ -61,7 +61,7 @@ pub trait ResolveWith<A: ?Sized + Sync>: Resolver {
     fn run<'a>(round: &'a mut Round, args: &'a A) -> RoundFuture<'a, Result<Visit<Self::Value>, Stop>>;
 }
 
-/// A parameter filled during a round (`Resolve<R>` and `Resolve<R, Outcome>`).
+/// A parameter filled during a round (`Resolve<R>` and `Resolve<R, Refusable>`).
 pub trait FromRound<A: ?Sized + Sync>: Sized {
     /// `Ok(None)` while the resolver waits for an answer.
     fn from_round<'a>(

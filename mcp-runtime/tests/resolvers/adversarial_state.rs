@@ -52,7 +52,7 @@ fn quota() -> u64 {
 
 /// A question that is sometimes not asked, and a plain value.
 #[mcp::tool]
-fn reserve(size_gb: u32, confirm: Resolve<auto_confirm, Outcome>, quota: Resolve<quota>) -> String {
+fn reserve(size_gb: u32, confirm: Resolve<auto_confirm, Refusable>, quota: Resolve<quota>) -> String {
     let ok = confirm.accepted().map(|c| c.ok);
     format!("{size_gb} GB: {} ok={ok:?} quota={}", confirm.action(), *quota)
 }

@@ -12,7 +12,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Resolver, Sample};
+use mcp::resolve::{Answer, Elicit, ListRoots, Refusable, Resolver, Sample};
 use mcp::serve::http::HttpConfig;
 use mcp::{Resolve, Server};
 use mcp_testkit::http::{self, Headers, PATH, Reply};
@@ -137,7 +137,7 @@ fn strict(go: Resolve<ask_go>) -> String {
 
 /// Takes the outcome.
 #[mcp::tool]
-fn lenient(go: Resolve<ask_go, Outcome>) -> String {
+fn lenient(go: Resolve<ask_go, Refusable>) -> String {
     match &*go {
         Answer::Accept(c) => format!("accepted go={}", c.ok),
         Answer::Decline => "declined".to_owned(),

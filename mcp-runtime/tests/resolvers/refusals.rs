@@ -20,7 +20,7 @@ pub(crate) fn strict(go: Resolve<ask_go>) -> String {
 
 /// Takes the outcome: handles a refusal itself.
 #[mcp::tool]
-pub(crate) fn lenient(go: Resolve<ask_go, Outcome>) -> String {
+pub(crate) fn lenient(go: Resolve<ask_go, Refusable>) -> String {
     match &*go {
         Answer::Accept(c) => format!("accepted go={}", c.ok),
         Answer::Decline => "declined".to_owned(),
@@ -47,13 +47,13 @@ fn start() -> Elicit<Confirm> {
 }
 
 #[mcp::resolver]
-fn next_step(start: Resolve<start, Outcome>) -> Elicit<Step> {
+fn next_step(start: Resolve<start, Refusable>) -> Elicit<Step> {
     Elicit::new(format!("Next, after {}?", start.action()))
 }
 
 /// A refusal a later question builds on.
 #[mcp::tool]
-fn two_steps(start: Resolve<start, Outcome>, next: Resolve<next_step>) -> String {
+fn two_steps(start: Resolve<start, Refusable>, next: Resolve<next_step>) -> String {
     format!("start={} next={}", start.action(), next.value)
 }
 

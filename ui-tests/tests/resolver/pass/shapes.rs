@@ -1,7 +1,7 @@
 // Resolvers of every shape: plain values, questions, `Result`s, `Context` by value and
 // by reference, tool arguments by value, by reference and renamed, and chains.
 use mcp::items::ToolDef;
-use mcp::resolve::{Answer, Elicit, ListRoots, Outcome, Sample};
+use mcp::resolve::{Answer, Elicit, ListRoots, Refusable, Sample};
 use mcp::{Context, Json, Resolve};
 
 /// A yes or no.
@@ -57,7 +57,7 @@ fn confirm(amount: u64, quota: Resolve<quota>) -> Elicit<Confirm> {
 
 /// Asks for an order.
 #[mcp::resolver]
-fn order(#[mcp(rename = "title")] book: &str, _confirm: Resolve<confirm, Outcome>) -> Result<Elicit<Order>, mcp::Error> {
+fn order(#[mcp(rename = "title")] book: &str, _confirm: Resolve<confirm, Refusable>) -> Result<Elicit<Order>, mcp::Error> {
     Ok(Elicit::new(format!("Order {book}?")))
 }
 
@@ -86,7 +86,7 @@ fn spend(
     account: Resolve<account>,
     ctx: Context,
     quota: mcp::Resolve<quota>,
-    confirm: Resolve<confirm, Outcome>,
+    confirm: Resolve<confirm, Refusable>,
 ) -> Result<Json<u64>, String> {
     let _ = (ctx.request_state(), account.len());
     match &*confirm {
