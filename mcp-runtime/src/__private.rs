@@ -9,6 +9,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::handler::BoxFuture;
 pub use crate::items::args::{StrParam, ToolParam, arg, arg_optional, arg_or, missing_arg, prompt_arg, template_var};
 pub use crate::items::convert::{
     ErrViaDisplay, ErrViaMcp, ErrWrap, Ret, RetType, SchemaViaIntoTool, SchemaViaNeither, SchemaViaStructured,
@@ -23,4 +24,3 @@ pub use crate::resolve::{
     Answer, ElicitChoice, ElicitField, ElicitForm, FromRound, Graph, Plan, Question, ResolveWith, Resolver, Round,
     RoundFuture, Stop, Visit,
 };
-pub use crate::handler::BoxFuture;

@@ -10,7 +10,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | 6 | [`client`] | the client: retry loop, callbacks, HTTP, stdio and in-process links |
-//! | 5 | [`serve`] | transports: [`serve::stdio`], [`serve::connection`], [`serve::http`] |
+//! | 5 | [`serve`] | transports: [`serve::stdio`], [`serve::connection`], [`serve::http`](fn@serve::http) |
 //! | 4½ | [`server`] | [`Server`]: the builder, era detection, result finishing; composes the stack |
 //! | 4 | [`sealing`], [`limits`], [`auth`] | layers that wrap a handler |
 //! | 3 | [`items`], [`resolve`] | the item router: `#[mcp::tool]` and friends, resolvers |
@@ -29,39 +29,53 @@ pub mod protocol;
 pub mod wire;
 
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod handler;
 
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod items;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod resolve;
 
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod auth;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod limits;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod sealing;
 
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
 
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod serve;
 
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 
 pub use error::Error;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use handler::{Context, RequestContext};
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use items::{Blob, Json};
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use mcp_macros::{ElicitForm, prompt, resolver, resource, tool};
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use resolve::{ElicitForm, Resolve};
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use server::Server;
 
 #[cfg(feature = "macros")]

@@ -31,6 +31,7 @@ mod sse;
 pub use callbacks::{Asker, CallbackFuture, ElicitationHandler, RootsHandler, SamplingHandler};
 pub use error::ClientError;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use in_process::in_process;
 pub use raw::RawClient;
 pub use session::{CallOptions, Client, ClientBuilder, Mode};

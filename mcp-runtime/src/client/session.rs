@@ -151,8 +151,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Connect to a Streamable HTTP endpoint (`http://host:port/mcp`).
+    /// Connect to a Streamable HTTP endpoint (`http://host:port/mcp`). Needs the `http`
+    /// feature.
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let link = super::http::HttpLink::new(url, self.bearer.as_deref(), self.callbacks.clone())?;
         self.finish(Arc::new(link)).await
@@ -166,8 +168,10 @@ impl ClientBuilder {
         self.finish(Arc::new(link)).await
     }
 
-    /// Serve `server` in this process and connect to it (in-memory pipe).
+    /// Serve `server` in this process and connect to it (in-memory pipe). Needs the
+    /// `server` feature.
     #[cfg(feature = "server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub async fn connect_in_process(self, server: &crate::Server) -> Result<Client, ClientError> {
         let raw = super::in_process(server);
         self.connect_raw(raw).await

@@ -2,9 +2,11 @@
 //! one shape. Each returns a builder whose methods are the transport's settings, and
 //! which runs when awaited; `.with_graceful_shutdown(signal)` stops it cleanly.
 //!
-//! - [`stdio`]: this process's stdin and stdout (the client spawned the server).
+//! - [`stdio`]: this process's stdin and stdout (the client spawned the server); the
+//!   `stdio` feature.
 //! - [`connection`]: any byte stream of newline-delimited JSON.
-//! - [`http`]: Streamable HTTP on a bound listener, both eras on one endpoint; its
+//! - [`http`](fn@http): Streamable HTTP on a bound listener, both eras on one endpoint (the `http`
+//!   feature); its
 //!   [`McpHttpService`](http::McpHttpService) is a `tower` service that mounts in axum.
 //!
 //! ```no_run
@@ -17,12 +19,14 @@
 
 mod connection;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 #[cfg(feature = "stdio")]
 mod stdio;
 
 pub use connection::{Connection, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT};
 #[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub use stdio::Stdio;
 
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -32,8 +36,10 @@ use crate::Server;
 /// What awaiting a transport builder runs.
 pub type Shutdown = crate::handler::BoxFuture<std::io::Result<()>>;
 
-/// Serve `server` on this process's stdin and stdout until stdin closes.
+/// Serve `server` on this process's stdin and stdout until stdin closes. Needs the
+/// `stdio` feature.
 #[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub fn stdio(server: Server) -> Stdio {
     Stdio::new(server)
 }
@@ -51,7 +57,9 @@ where
 ///
 /// DNS-rebinding protection is on when the listener is bound to a loopback address;
 /// set your public host names with [`HttpConfig::allowed_hosts`](http::HttpConfig) otherwise.
+/// Needs the `http` feature.
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub fn http(listener: tokio::net::TcpListener, server: Server) -> http::Serve {
     http::Serve::new(listener, server)
 }

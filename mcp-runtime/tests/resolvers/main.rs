@@ -1,4 +1,4 @@
-//! Resolvers (`#[mcp::resolver]`, `Resolve<R>`, `Resolve<R, Outcome>`) end to end over the
+//! Resolvers (`#[mcp::resolver]`, `Resolve<R>`, `Resolve<R, Refusable>`) end to end over the
 //! in-memory pairing: the rules of the multi round-trip engine, as a client sees them.
 //!
 //! Under 2026-07-28 a call answers with an `InputRequiredResult` holding every question

@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod architecture;
 mod error_codes;
 mod fuzz_regressions;
 mod limits;

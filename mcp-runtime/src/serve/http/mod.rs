@@ -11,7 +11,7 @@
 //!
 //! ```
 //! # async fn demo(server: mcp::Server) {
-//! use mcp::transport::http::HttpConfig;
+//! use mcp::serve::http::{HttpConfig, McpHttpService};
 //! let service = McpHttpService::new(server, HttpConfig::default());
 //! let app: axum::Router = axum::Router::new().route_service("/mcp", service);
 //! # let _ = app;
@@ -225,7 +225,7 @@ impl McpHttpService {
     }
 }
 
-/// Serves Streamable HTTP on a bound listener. Made by [`serve::http`](crate::serve::http);
+/// Serves Streamable HTTP on a bound listener. Made by [`serve::http`](fn@crate::serve::http);
 /// await it. It serves until the shutdown signal completes, then stops gracefully: stops
 /// accepting, lets every connection finish the requests it is serving (idle keep-alive
 /// connections close at once), and returns when they are done or after the grace period,

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds mcp-runtime with every documented combination of its Cargo features, and checks
+# that the narrow builds leave out what they promise to: no hyper in a stdio-only server,
+# no ring (the server's sealing) in an HTTP client.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+combos=(
+  "--no-default-features --features server,stdio,macros"
+  "--no-default-features --features client,http"
+  "--no-default-features --features server"
+  "--no-default-features --features server,stdio"
+  "--no-default-features --features server,http"
+  "--no-default-features --features server,http,macros"
+  "--no-default-features --features client"
+  "--no-default-features --features client,stdio"
+  "--no-default-features --features server,client,stdio"
+  "--no-default-features"
+  "--all-features"
+)
+for combo in "${combos[@]}"; do
+  echo "-- cargo build -p mcp-runtime $combo"
+  # shellcheck disable=SC2086
+  RUSTFLAGS="-D warnings" cargo build -q -p mcp-runtime $combo
+done
+
+# shellcheck disable=SC2086
+count() { cargo tree -q -p mcp-runtime -e normal $1 | grep -c -E "^.*[ -]$2 v" || true; }
+
+hyper_in_stdio_server=$(count "--no-default-features --features server,stdio,macros" hyper)
+ring_in_http_client=$(count "--no-default-features --features client,http" ring)
+hyper_in_default=$(count "" hyper)
+echo "hyper lines in 'cargo tree -e normal' of server,stdio,macros: $hyper_in_stdio_server"
+echo "ring lines in 'cargo tree -e normal' of client,http: $ring_in_http_client"
+echo "hyper lines with the default features (for contrast): $hyper_in_default"
+if [ "$hyper_in_stdio_server" -ne 0 ] || [ "$ring_in_http_client" -ne 0 ]; then
+  echo "a narrow build pulls in what its features leave out" >&2
+  exit 1
+fi
+if [ "$hyper_in_default" -eq 0 ]; then
+  echo "the default build has no hyper: the check above would prove nothing" >&2
+  exit 1
+fi
+echo "features: ${#combos[@]} combinations built"
