@@ -15,7 +15,7 @@
 //! | 4 | [`sealing`], [`limits`], [`auth`] | layers that wrap a handler |
 //! | 3 | [`items`], [`resolve`] | the item router: `#[mcp::tool]` and friends, resolvers |
 //! | 2 | [`handler`] | the handler abstraction: [`handler::Handler`], [`RequestContext`] |
-//! | 1 | [`protocol`], [`wire`], [`error`] | the wire model, framing and headers, the JSON-RPC error |
+//! | 1 | [`protocol`], [`wire`] | the wire model and [`Error`], the one JSON-RPC error type; framing, headers, SSE |
 //!
 //! Cargo features (all on by default): `server`, `client`, `stdio`, `http` and `macros`.
 //! A stdio-only server builds with `default-features = false, features = ["server",
@@ -24,7 +24,6 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod error;
 pub mod protocol;
 pub mod wire;
 
@@ -61,7 +60,6 @@ pub mod serve;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 
-pub use error::Error;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use handler::{Context, RequestContext};
@@ -71,6 +69,7 @@ pub use items::{Blob, Json};
 #[cfg(feature = "macros")]
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use mcp_macros::{ElicitForm, prompt, resolver, resource, tool};
+pub use protocol::Error;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use resolve::{ElicitForm, Resolve};

@@ -202,7 +202,7 @@ mod tests {
     }
 
     fn check(value: Value) -> Result<(), String> {
-        small().check_retry_fields("tools/call", Some(&params(value))).map_err(|e| e.to_object().message)
+        small().check_retry_fields("tools/call", Some(&params(value))).map_err(|e| e.message)
     }
 
     #[test]

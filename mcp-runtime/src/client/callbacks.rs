@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::ClientError;
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationCapability, ErrorCode, ErrorObject, InputRequest, InputResponse, JsonObject, ListRootsResult,
+    ElicitationCapability, Error, ErrorCode, InputRequest, InputResponse, JsonObject, ListRootsResult,
     LoggingMessageParams, ProgressParams, RequestId, RootsCapability, SamplingCapability, methods,
 };
 
@@ -33,31 +33,27 @@ pub enum Asker {
 /// Answers `elicitation/create`.
 pub trait ElicitationHandler: Send + Sync + 'static {
     /// Ask the user; an `Err` abandons the call.
-    fn elicit(&self, asker: Asker, params: ElicitRequestParams) -> CallbackFuture<Result<ElicitResult, ErrorObject>>;
+    fn elicit(&self, asker: Asker, params: ElicitRequestParams) -> CallbackFuture<Result<ElicitResult, Error>>;
 }
 
 /// Answers `sampling/createMessage`.
 pub trait SamplingHandler: Send + Sync + 'static {
     /// Run the model; an `Err` abandons the call.
-    fn sample(
-        &self,
-        asker: Asker,
-        params: CreateMessageParams,
-    ) -> CallbackFuture<Result<CreateMessageResult, ErrorObject>>;
+    fn sample(&self, asker: Asker, params: CreateMessageParams) -> CallbackFuture<Result<CreateMessageResult, Error>>;
 }
 
 /// Answers `roots/list`.
 pub trait RootsHandler: Send + Sync + 'static {
     /// List the roots; an `Err` abandons the call.
-    fn list_roots(&self, asker: Asker) -> CallbackFuture<Result<ListRootsResult, ErrorObject>>;
+    fn list_roots(&self, asker: Asker) -> CallbackFuture<Result<ListRootsResult, Error>>;
 }
 
 impl<F, Fut> ElicitationHandler for F
 where
     F: Fn(Asker, ElicitRequestParams) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<ElicitResult, Error>> + Send + 'static,
 {
-    fn elicit(&self, asker: Asker, params: ElicitRequestParams) -> CallbackFuture<Result<ElicitResult, ErrorObject>> {
+    fn elicit(&self, asker: Asker, params: ElicitRequestParams) -> CallbackFuture<Result<ElicitResult, Error>> {
         Box::pin(self(asker, params))
     }
 }
@@ -65,13 +61,9 @@ where
 impl<F, Fut> SamplingHandler for F
 where
     F: Fn(Asker, CreateMessageParams) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<CreateMessageResult, Error>> + Send + 'static,
 {
-    fn sample(
-        &self,
-        asker: Asker,
-        params: CreateMessageParams,
-    ) -> CallbackFuture<Result<CreateMessageResult, ErrorObject>> {
+    fn sample(&self, asker: Asker, params: CreateMessageParams) -> CallbackFuture<Result<CreateMessageResult, Error>> {
         Box::pin(self(asker, params))
     }
 }
@@ -79,9 +71,9 @@ where
 impl<F, Fut> RootsHandler for F
 where
     F: Fn(Asker) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ListRootsResult, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<ListRootsResult, Error>> + Send + 'static,
 {
-    fn list_roots(&self, asker: Asker) -> CallbackFuture<Result<ListRootsResult, ErrorObject>> {
+    fn list_roots(&self, asker: Asker) -> CallbackFuture<Result<ListRootsResult, Error>> {
         Box::pin(self(asker))
     }
 }
@@ -109,8 +101,8 @@ impl std::fmt::Debug for Callbacks {
     }
 }
 
-fn unsupported(what: &str) -> ErrorObject {
-    ErrorObject { code: ErrorCode::INVALID_REQUEST, message: format!("{what} not supported"), data: None }
+fn unsupported(what: &str) -> Error {
+    Error { code: ErrorCode::INVALID_REQUEST, message: format!("{what} not supported"), data: None }
 }
 
 impl Callbacks {
@@ -131,11 +123,7 @@ impl Callbacks {
     }
 
     /// Answer one question.
-    pub(crate) fn answer(
-        &self,
-        asker: Asker,
-        request: InputRequest,
-    ) -> CallbackFuture<Result<InputResponse, ErrorObject>> {
+    pub(crate) fn answer(&self, asker: Asker, request: InputRequest) -> CallbackFuture<Result<InputResponse, Error>> {
         match request {
             InputRequest::Elicit(params) => match &self.elicitation {
                 Some(h) => {
@@ -167,24 +155,24 @@ impl Callbacks {
         id: RequestId,
         method: &str,
         params: Option<Value>,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<Value, Error> {
         if method == methods::PING {
             return Ok(Value::Object(JsonObject::new()));
         }
         if ![methods::ELICITATION_CREATE, methods::SAMPLING_CREATE_MESSAGE, methods::ROOTS_LIST].contains(&method) {
-            return Err(ErrorObject {
+            return Err(Error {
                 code: ErrorCode::METHOD_NOT_FOUND,
                 message: format!("Method not found: {method}"),
                 data: None,
             });
         }
-        let request = InputRequest::from_method(method, params).map_err(|why| ErrorObject {
+        let request = InputRequest::from_method(method, params).map_err(|why| Error {
             code: ErrorCode::INVALID_PARAMS,
             message: why,
             data: None,
         })?;
         let response = self.answer(Asker::ServerRequest(id), request).await?;
-        serde_json::to_value(response).map_err(|e| ErrorObject {
+        serde_json::to_value(response).map_err(|e| Error {
             code: ErrorCode::INTERNAL_ERROR,
             message: e.to_string(),
             data: None,
@@ -210,6 +198,6 @@ impl Callbacks {
 }
 
 /// A callback's error as the call's error.
-pub(crate) fn callback_error(key: &str, error: ErrorObject) -> ClientError {
+pub(crate) fn callback_error(key: &str, error: Error) -> ClientError {
     ClientError::Callback { key: key.to_owned(), error }
 }

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use super::ClientError;
-use crate::protocol::{ErrorObject, InputRequest, InputRequiredResult, InputResponses};
+use crate::protocol::{Error, InputRequest, InputRequiredResult, InputResponses};
 
 /// The default round limit (the TypeScript and Python SDKs use 10 too).
 pub const DEFAULT_MAX_ROUNDS: usize = 10;
@@ -41,7 +41,7 @@ pub async fn drive<T, A, AF, R, RF, S, SF>(
 ) -> Result<T, ClientError>
 where
     A: Fn(String, InputRequest) -> AF,
-    AF: Future<Output = Result<crate::protocol::InputResponse, ErrorObject>> + Send + 'static,
+    AF: Future<Output = Result<crate::protocol::InputResponse, Error>> + Send + 'static,
     R: FnMut(Option<InputResponses>, Option<String>) -> RF,
     RF: Future<Output = Result<Round<T>, ClientError>>,
     S: Fn(Duration) -> SF,
@@ -76,7 +76,7 @@ where
 async fn answer_all<A, AF>(requests: crate::protocol::InputRequests, answer: &A) -> Result<InputResponses, ClientError>
 where
     A: Fn(String, InputRequest) -> AF,
-    AF: Future<Output = Result<crate::protocol::InputResponse, ErrorObject>> + Send + 'static,
+    AF: Future<Output = Result<crate::protocol::InputResponse, Error>> + Send + 'static,
 {
     let mut tasks = tokio::task::JoinSet::new();
     for (key, request) in requests {
@@ -93,7 +93,7 @@ where
             Err(e) => {
                 return Err(ClientError::Callback {
                     key: String::new(),
-                    error: ErrorObject {
+                    error: Error {
                         code: crate::protocol::ErrorCode::INTERNAL_ERROR,
                         message: format!("a callback panicked: {e}"),
                         data: None,

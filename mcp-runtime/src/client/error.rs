@@ -1,14 +1,19 @@
 //! What can go wrong in a client call.
 
-use crate::protocol::ErrorObject;
+use std::sync::Arc;
 
-/// A failed client call.
+use crate::protocol::Error;
+
+/// A failed client call. The variant is the kind of failure; [`std::error::Error::source`]
+/// gives the underlying error where there is one (the I/O or hyper error of a transport
+/// failure, the JSON-RPC error of a server or callback failure).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
-    Rpc(ErrorObject),
-    /// The connection failed or closed (I/O, HTTP status without a JSON-RPC body, ...).
-    Transport(String),
+    Rpc(Error),
+    /// The connection failed or closed (I/O, hyper, an invalid URL or header value).
+    Transport(TransportError),
     /// The server answered with an HTTP error status and no JSON-RPC error in the body.
     Http {
         /// The status code.
@@ -28,7 +33,7 @@ pub enum ClientError {
         /// The question's key (2026-07-28) or the server's request method (2025-11-25).
         key: String,
         /// What the callback returned.
-        error: ErrorObject,
+        error: Error,
     },
     /// The call did not finish within its timeout (it was cancelled).
     Timeout,
@@ -55,10 +60,83 @@ impl std::fmt::Display for ClientError {
     }
 }
 
-impl std::error::Error for ClientError {}
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Rpc(e) | ClientError::Callback { error: e, .. } => Some(e),
+            ClientError::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
-impl From<ErrorObject> for ClientError {
-    fn from(e: ErrorObject) -> Self {
+/// Why a connection failed: a message, and the I/O or hyper error behind it, if any.
+#[derive(Debug, Clone)]
+pub struct TransportError {
+    message: String,
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl TransportError {
+    /// A transport failure described by `message` alone.
+    pub fn new(message: impl Into<String>) -> Self {
+        TransportError { message: message.into(), source: None }
+    }
+
+    /// A transport failure caused by `source`.
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        TransportError { message: message.into(), source: Some(Arc::from(source.into())) }
+    }
+
+    /// What failed.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl PartialEq for TransportError {
+    /// Equal when the messages are (sources are compared by their text).
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message
+            && self.source.as_ref().map(ToString::to_string) == other.source.as_ref().map(ToString::to_string)
+    }
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.source {
+            Some(source) => write!(f, "{}: {source}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl ClientError {
+    /// A transport failure described by `message`.
+    pub(crate) fn transport(message: impl Into<String>) -> Self {
+        ClientError::Transport(TransportError::new(message))
+    }
+
+    /// A transport failure caused by `source`.
+    pub(crate) fn transport_source(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        ClientError::Transport(TransportError::with_source(message, source))
+    }
+}
+
+impl From<Error> for ClientError {
+    fn from(e: Error) -> Self {
         ClientError::Rpc(e)
     }
 }

@@ -66,9 +66,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl HttpLink {
     pub(crate) fn new(url: &str, bearer: Option<&str>, callbacks: Callbacks) -> Result<Self, ClientError> {
-        let uri: Uri = url.parse().map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
+        let uri: Uri = url.parse().map_err(|e| ClientError::transport_source(format!("invalid URL {url:?}"), e))?;
         if uri.scheme_str() != Some("http") {
-            return Err(ClientError::Transport(format!(
+            return Err(ClientError::transport(format!(
                 "unsupported URL {url:?}: this client speaks plain http:// (put TLS in front with a proxy)"
             )));
         }
@@ -78,7 +78,7 @@ impl HttpLink {
         let bearer = match bearer {
             Some(token) => Some(
                 HeaderValue::from_str(&format!("Bearer {token}"))
-                    .map_err(|_| ClientError::Transport("the bearer token is not a valid header value".into()))?,
+                    .map_err(|_| ClientError::transport("the bearer token is not a valid header value"))?,
             ),
             None => None,
         };
@@ -97,7 +97,7 @@ impl HttpLink {
 }
 
 fn header(value: &str) -> Result<HeaderValue, ClientError> {
-    HeaderValue::from_str(value).map_err(|_| ClientError::Transport(format!("cannot send {value:?} as a header")))
+    HeaderValue::from_str(value).map_err(|_| ClientError::transport(format!("cannot send {value:?} as a header")))
 }
 
 impl Shared {
@@ -107,7 +107,7 @@ impl Shared {
             .header(http::header::CONTENT_TYPE, "application/json")
             .header(http::header::ACCEPT, "application/json, text/event-stream")
             .body(Full::new(Bytes::from(body)))
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+            .map_err(|e| ClientError::transport_source("building the HTTP request failed", e))?;
         let h = request.headers_mut();
         if let Some(bearer) = &self.bearer {
             h.insert(http::header::AUTHORIZATION, bearer.clone());
@@ -125,7 +125,7 @@ impl Shared {
                         let name =
                             http::HeaderName::from_bytes(format!("{}{suffix}", headers::PARAM_PREFIX).as_bytes())
                                 .map_err(|_| {
-                                    ClientError::Transport(format!("invalid header name suffix {suffix:?}"))
+                                    ClientError::transport(format!("invalid header name suffix {suffix:?}"))
                                 })?;
                         h.insert(name, header(&headers::encode_value(value))?);
                     }
@@ -150,7 +150,7 @@ impl Shared {
         let mut request = Request::get(self.uri.clone())
             .header(http::header::ACCEPT, "text/event-stream")
             .body(Full::new(Bytes::new()))
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+            .map_err(|e| ClientError::transport_source("building the HTTP request failed", e))?;
         let h = request.headers_mut();
         if let Some(bearer) = &self.bearer {
             h.insert(http::header::AUTHORIZATION, bearer.clone());
@@ -197,7 +197,11 @@ impl Shared {
         for _ in 0..MAX_RESUMES {
             tokio::time::sleep(std::time::Duration::from_millis(retry_ms.unwrap_or(DEFAULT_RETRY_MS))).await;
             let request = self.get(last_id.as_deref())?;
-            let response = self.client.request(request).await.map_err(|e| ClientError::Transport(e.to_string()))?;
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
             if !response.status().is_success() || !is_event_stream(&response) {
                 let status = response.status();
                 let body = read_body(response.into_body()).await.unwrap_or_default();
@@ -210,7 +214,7 @@ impl Shared {
             last_id = events.last_id.or(last_id);
             retry_ms = events.retry_ms.or(retry_ms);
         }
-        Err(ClientError::Transport("the response stream ended without an answer".into()))
+        Err(ClientError::transport("the response stream ended without an answer"))
     }
 
     /// Open the session's standalone GET stream, where the server may send requests not
@@ -251,7 +255,11 @@ impl Shared {
     /// Send a response or notification that expects `202 Accepted`.
     async fn send_one_way(self: &Arc<Self>, body: Vec<u8>) -> Result<(), ClientError> {
         let request = self.post(body, None)?;
-        let response = self.client.request(request).await.map_err(|e| ClientError::Transport(e.to_string()))?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -305,7 +313,11 @@ impl Shared {
 
 async fn read_body(body: hyper::body::Incoming) -> Result<Vec<u8>, ClientError> {
     let limited = http_body_util::Limited::new(body, MAX_RESPONSE_BYTES);
-    limited.collect().await.map(|c| c.to_bytes().to_vec()).map_err(|e| ClientError::Transport(e.to_string()))
+    limited
+        .collect()
+        .await
+        .map(|c| c.to_bytes().to_vec())
+        .map_err(|e| ClientError::transport_source("reading the response body failed", e))
 }
 
 /// A non-2xx answer: its JSON-RPC error when the body holds one.
@@ -340,7 +352,11 @@ impl Link for HttpLink {
             };
             let body = serde_json::to_vec(&message).map_err(|e| ClientError::Protocol(e.to_string()))?;
             let request = shared.post(body, Some(&out))?;
-            let response = shared.client.request(request).await.map_err(|e| ClientError::Transport(e.to_string()))?;
+            let response = shared
+                .client
+                .request(request)
+                .await
+                .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
             let status = response.status();
             if let Some(session) = response.headers().get(headers::SESSION_ID)
                 && out.method == crate::protocol::methods::INITIALIZE
@@ -360,7 +376,7 @@ impl Link for HttpLink {
                 if legacy {
                     return shared.resume(&id, events.last_id, events.retry_ms).await;
                 }
-                return Err(ClientError::Transport("the response stream ended without an answer".into()));
+                return Err(ClientError::transport("the response stream ended without an answer"));
             }
             let body = read_body(response.into_body()).await?;
             let text =

@@ -133,7 +133,7 @@ impl Link for StreamLink {
             let _ = handled.wait_for(|n| *n >= before).await;
             match answer {
                 Ok(result) => result.map_err(ClientError::Rpc),
-                Err(_) => Err(ClientError::Transport("the connection closed".into())),
+                Err(_) => Err(ClientError::transport("the connection closed")),
             }
         })
     }

@@ -29,7 +29,7 @@ mod session;
 mod sse;
 
 pub use callbacks::{Asker, CallbackFuture, ElicitationHandler, RootsHandler, SamplingHandler};
-pub use error::ClientError;
+pub use error::{ClientError, TransportError};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use in_process::in_process;

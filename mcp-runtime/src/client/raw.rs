@@ -9,12 +9,12 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{
-    ErrorObject, JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,
-    JsonRpcVersion, RequestId, decode_message,
+    Error, JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse, JsonRpcVersion,
+    RequestId, decode_message,
 };
 use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
-type PendingMap = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
+type PendingMap = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, Error>>>>>;
 
 /// A JSON-RPC peer: requests with ids matched to responses, plus a stream of
 /// everything else the server sends (notifications and, in legacy sessions, requests).
@@ -135,12 +135,12 @@ impl RawClient {
     }
 
     /// Send a request with a fresh id and wait for its result or error.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
         self.request_with_id(self.next_id(), method, params).await
     }
 
     /// Send a request with the given id and wait for its result or error.
-    pub async fn request_with_id(&self, id: RequestId, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    pub async fn request_with_id(&self, id: RequestId, method: &str, params: Value) -> Result<Value, Error> {
         let rx = self.start_request(id, method, params).await;
         rx.await.unwrap_or_else(|_| Err(closed()))
     }
@@ -151,7 +151,7 @@ impl RawClient {
         id: RequestId,
         method: &str,
         params: Value,
-    ) -> oneshot::Receiver<Result<Value, ErrorObject>> {
+    ) -> oneshot::Receiver<Result<Value, Error>> {
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let request = JsonRpcRequest {
@@ -184,7 +184,7 @@ impl RawClient {
     }
 
     /// Answer a request the server sent with an error (legacy sessions).
-    pub async fn respond_error(&self, id: RequestId, error: ErrorObject) {
+    pub async fn respond_error(&self, id: RequestId, error: Error) {
         let response = crate::protocol::JsonRpcErrorResponse { jsonrpc: JsonRpcVersion, id: Some(id), error };
         if let Ok(line) = serde_json::to_string(&response) {
             self.send_raw(line).await;
@@ -233,6 +233,6 @@ impl RawClient {
     }
 }
 
-fn closed() -> ErrorObject {
-    ErrorObject { code: crate::protocol::ErrorCode::INTERNAL_ERROR, message: "Connection closed".into(), data: None }
+fn closed() -> Error {
+    Error { code: crate::protocol::ErrorCode::INTERNAL_ERROR, message: "Connection closed".into(), data: None }
 }

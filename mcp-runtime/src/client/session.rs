@@ -162,8 +162,8 @@ impl ClientBuilder {
 
     /// Spawn `command` and talk to it over its stdin and stdout.
     pub async fn connect_stdio(self, command: &mut tokio::process::Command) -> Result<Client, ClientError> {
-        let (raw, child) =
-            super::RawClient::spawn(command).map_err(|e| ClientError::Transport(format!("could not start: {e}")))?;
+        let (raw, child) = super::RawClient::spawn(command)
+            .map_err(|e| ClientError::transport_source("could not start the server process", e))?;
         let link = StreamLink::new(raw, Some(child), self.callbacks.clone());
         self.finish(Arc::new(link)).await
     }

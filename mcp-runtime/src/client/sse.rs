@@ -39,12 +39,12 @@ impl Events {
             match self.body.frame().await {
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
-                        self.parser.feed(&data).map_err(|_| {
-                            ClientError::Transport("an event on the response stream is too large".into())
-                        })?;
+                        self.parser
+                            .feed(&data)
+                            .map_err(|_| ClientError::transport("an event on the response stream is too large"))?;
                     }
                 }
-                Some(Err(e)) => return Err(ClientError::Transport(e.to_string())),
+                Some(Err(e)) => return Err(ClientError::transport_source("reading the response stream failed", e)),
                 None => self.done = true,
             }
         }

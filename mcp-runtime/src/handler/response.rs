@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::protocol::{ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcResultResponse, JsonRpcVersion, RequestId};
+use crate::protocol::{Error, ErrorCode, JsonRpcErrorResponse, JsonRpcResultResponse, JsonRpcVersion, RequestId};
 
 /// A request's result: a value, or a finished response body encoded once and shared.
 #[derive(Debug, Clone)]
@@ -15,8 +15,8 @@ pub(crate) enum Payload {
 }
 
 /// The error for a request refused because too many are in flight.
-pub(crate) fn busy() -> ErrorObject {
-    ErrorObject {
+pub(crate) fn busy() -> Error {
+    Error {
         code: ErrorCode::SERVER_BUSY,
         message: "Server busy: too many requests in flight; retry later".into(),
         data: None,
@@ -48,7 +48,7 @@ pub(crate) fn result_frame(id: RequestId, result: serde_json::Value) -> String {
 }
 
 /// Encode an error response.
-pub(crate) fn error_frame(id: Option<RequestId>, error: ErrorObject) -> String {
+pub(crate) fn error_frame(id: Option<RequestId>, error: Error) -> String {
     serde_json::to_string(&JsonRpcErrorResponse::new(id, error))
         .unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_owned())
 }

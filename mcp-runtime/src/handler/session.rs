@@ -11,8 +11,8 @@ use tokio::task::AbortHandle;
 
 use crate::Error;
 use crate::protocol::{
-    CancelledParams, ClientCapabilities, ErrorObject, Implementation, JsonRpcNotification, JsonRpcRequest,
-    JsonRpcVersion, LoggingLevel, RequestId, methods,
+    CancelledParams, ClientCapabilities, Implementation, JsonRpcNotification, JsonRpcRequest, JsonRpcVersion,
+    LoggingLevel, RequestId, methods,
 };
 
 /// What a legacy (`initialize`) session negotiated.
@@ -24,7 +24,7 @@ pub(crate) struct LegacyState {
     pub(crate) log_level: Option<LoggingLevel>,
 }
 
-type Pending = oneshot::Sender<Result<Value, ErrorObject>>;
+type Pending = oneshot::Sender<Result<Value, Error>>;
 
 /// One connection's state: a stdio process, an in-memory pair, or (later) an HTTP session.
 pub struct Session {
@@ -152,11 +152,11 @@ impl Session {
         }
         let outcome = rx.await.map_err(|_| Error::internal("Connection closed before the client answered"));
         drop(guard);
-        outcome?.map_err(Error::from)
+        outcome?
     }
 
     /// Deliver a client's response to the request that awaits it.
-    pub(crate) fn route_response(&self, id: Option<&RequestId>, outcome: Result<Value, ErrorObject>) {
+    pub(crate) fn route_response(&self, id: Option<&RequestId>, outcome: Result<Value, Error>) {
         let Some(id) = id else {
             tracing::warn!("dropping a response without an id");
             return;

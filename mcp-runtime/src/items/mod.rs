@@ -24,6 +24,7 @@ pub(crate) mod args;
 pub(crate) mod convert;
 #[cfg(feature = "macros")]
 pub(crate) mod probe;
+mod problem;
 #[cfg(feature = "macros")]
 pub(crate) mod resolver_args;
 mod returns;
@@ -34,6 +35,7 @@ mod router;
 pub(crate) mod schema;
 pub mod template;
 
+pub use problem::{BuildProblem, ItemKind};
 #[cfg(feature = "macros")]
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};

@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
+use super::problem::{BuildProblem, ItemKind};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
@@ -28,14 +29,14 @@ pub(crate) struct Items {
     static_reads: HashMap<String, ResourceRead>,
     templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead)>,
     /// Registration problems, reported by `try_build`.
-    pub(crate) errors: Vec<String>,
+    pub(crate) errors: Vec<BuildProblem>,
 }
 
 impl Items {
     pub(crate) fn add_tool<T: ToolDef>(&mut self) {
         let tool = T::definition();
         if self.tool_calls.insert(tool.name.clone(), T::call).is_some() {
-            self.errors.push(format!("two tools are named `{}`; tool names must be unique", tool.name));
+            self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
         self.tools.push(tool);
@@ -44,7 +45,7 @@ impl Items {
     pub(crate) fn add_prompt<P: PromptDef>(&mut self) {
         let prompt = P::definition();
         if self.prompt_gets.insert(prompt.name.clone(), P::get).is_some() {
-            self.errors.push(format!("two prompts are named `{}`; prompt names must be unique", prompt.name));
+            self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Prompt, name: prompt.name.clone() });
             return;
         }
         self.prompts.push(prompt);
@@ -54,19 +55,25 @@ impl Items {
         match R::definition() {
             ResourceKind::Static(resource) => {
                 if self.static_reads.insert(resource.uri.clone(), R::read).is_some() {
-                    self.errors.push(format!("two resources have the URI `{}`", resource.uri));
+                    self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Resource, name: resource.uri.clone() });
                     return;
                 }
                 self.resources.push(resource);
             }
             ResourceKind::Template(template) => {
                 if self.templates.iter().any(|(t, _, _)| t.uri_template == template.uri_template) {
-                    self.errors.push(format!("two resource templates are `{}`", template.uri_template));
+                    self.errors.push(BuildProblem::Duplicate {
+                        kind: ItemKind::ResourceTemplate,
+                        name: template.uri_template.clone(),
+                    });
                     return;
                 }
                 match UriTemplate::parse(&template.uri_template) {
                     Ok(parsed) => self.templates.push((template, parsed, R::read)),
-                    Err(e) => self.errors.push(format!("resource template `{}`: {e}", template.uri_template)),
+                    Err(e) => self.errors.push(BuildProblem::InvalidTemplate {
+                        template: template.uri_template.clone(),
+                        reason: e.to_string(),
+                    }),
                 }
             }
         }

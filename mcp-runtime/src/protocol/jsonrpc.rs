@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::JsonObject;
+use super::{Error, JsonObject};
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -119,26 +119,14 @@ pub struct JsonRpcErrorResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
     /// The error.
-    pub error: ErrorObject,
+    pub error: Error,
 }
 
 impl JsonRpcErrorResponse {
     /// An error response for `id`.
-    pub fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
+    pub fn new(id: Option<RequestId>, error: Error) -> Self {
         JsonRpcErrorResponse { jsonrpc: JsonRpcVersion, id, error }
     }
-}
-
-/// The `error` member of an error response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ErrorObject {
-    /// The error code; see [`ErrorCode`].
-    pub code: i32,
-    /// A short human-readable message.
-    pub message: String,
-    /// Structured detail.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
 }
 
 /// Error codes defined by JSON-RPC 2.0 and MCP 2026-07-28.
@@ -247,7 +235,7 @@ impl JsonRpcMessage {
             });
         }
         if let Some(error) = obj.remove("error") {
-            let error: ErrorObject = serde_json::from_value(error)
+            let error: Error = serde_json::from_value(error)
                 .map_err(|_| DecodeError::invalid(id.clone(), "Invalid Request: malformed error object"))?;
             return Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(id, error)));
         }
@@ -277,8 +265,8 @@ impl DecodeError {
     }
 
     /// The error object to send back.
-    pub fn to_error_object(&self) -> ErrorObject {
-        ErrorObject { code: self.code, message: self.message.clone(), data: None }
+    pub fn to_error_object(&self) -> Error {
+        Error { code: self.code, message: self.message.clone(), data: None }
     }
 }
 

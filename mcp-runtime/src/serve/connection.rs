@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use super::Shutdown;
 use crate::Server;
 use crate::handler::{CatchUnwind, Session, busy, error_frame, payload_frame};
-use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, decode_message_with};
+use crate::protocol::{Error, ErrorCode, JsonRpcMessage, decode_message_with};
 use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
 /// Limits of one byte-stream connection, set through the [`Connection`] and
@@ -170,7 +170,7 @@ where
             Frame::Eof => break Ok(()),
             Frame::TooLong => {
                 tracing::warn!(limit = config.max_message_bytes, "rejecting a message over the size limit");
-                let error = ErrorObject {
+                let error = Error {
                     code: ErrorCode::INVALID_REQUEST,
                     message: format!("Invalid Request: message exceeds {} bytes", config.max_message_bytes),
                     data: None,
@@ -212,12 +212,12 @@ where
                             CatchUnwind::new(server.dispatch(&task_session, request, task_tx.clone(), None)).await;
                         let frame = match outcome {
                             Ok(Ok(result)) => payload_frame(id.clone(), result),
-                            Ok(Err(error)) => error_frame(Some(id.clone()), error.into()),
+                            Ok(Err(error)) => error_frame(Some(id.clone()), error),
                             Err(()) => {
                                 tracing::error!(%id, "a handler panicked; answering -32603");
                                 error_frame(
                                     Some(id.clone()),
-                                    ErrorObject {
+                                    Error {
                                         code: ErrorCode::INTERNAL_ERROR,
                                         message: "Internal error".into(),
                                         data: None,
@@ -231,7 +231,7 @@ where
                     })
                 });
                 if !started {
-                    let error = ErrorObject {
+                    let error = Error {
                         code: ErrorCode::INVALID_REQUEST,
                         message: "Invalid Request: a request with this id is already in progress".into(),
                         data: None,

@@ -57,7 +57,7 @@ impl Server {
         let id = request.id.clone();
         match self.dispatch(session, request, notifications, None).await {
             Ok(payload) => crate::handler::payload_frame(id, payload),
-            Err(error) => crate::handler::error_frame(Some(id), error.into()),
+            Err(error) => crate::handler::error_frame(Some(id), error),
         }
     }
 }

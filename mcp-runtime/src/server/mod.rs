@@ -38,6 +38,7 @@ pub use routes::MethodHandler;
 
 use crate::handler::RequestContext;
 use crate::handler::{Change, Handler, Layer, ServerHandle};
+pub use crate::items::{BuildProblem, ItemKind};
 use crate::limits::{Limits, LimitsLayer};
 use crate::protocol::{
     CacheScope, CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, GetPromptOutcome, GetPromptParams,
@@ -184,17 +185,31 @@ enum SecuritySetting {
     Disabled,
 }
 
-/// Why a server could not be built: duplicate names, or items registered next to a
-/// hand-written handler for the same method.
+/// Why a server could not be built: every [`BuildProblem`] found (duplicate names, items
+/// registered next to a hand-written handler for the same methods, sealing that cannot be
+/// set up).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildError {
-    /// Every problem found.
-    pub problems: Vec<String>,
+    problems: Vec<BuildProblem>,
+}
+
+impl BuildError {
+    /// Every problem found, in registration order.
+    pub fn problems(&self) -> &[BuildProblem] {
+        &self.problems
+    }
 }
 
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "invalid MCP server: {}", self.problems.join("; "))
+        f.write_str("invalid MCP server: ")?;
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
     }
 }
 
@@ -326,17 +341,13 @@ impl ServerBuilder {
         ];
         for (conflict, what, handlers) in conflicts {
             if conflict {
-                problems.push(format!("{what} were registered with macros and with {handlers}; use one or the other"));
+                problems.push(BuildProblem::MixedRegistration { what, handlers });
             }
         }
         let security = match std::mem::replace(&mut self.security, SecuritySetting::Disabled) {
             SecuritySetting::Explicit(security) => {
                 if security.explicit && security.audience.is_none() && self.info.name.trim().is_empty() {
-                    problems.push(
-                        "request-state security is configured but the server has no name: sealed state carries the \
-                         name as its audience, so give the server a name or set an audience"
-                            .to_owned(),
-                    );
+                    problems.push(BuildProblem::NoAudience);
                 }
                 Some(security)
             }
@@ -344,7 +355,7 @@ impl ServerBuilder {
                 match crate::sealing::RequestStateSecurity::ephemeral() {
                     Ok(security) => Some(security),
                     Err(e) => {
-                        problems.push(e.to_string());
+                        problems.push(BuildProblem::Sealing(e.to_string()));
                         None
                     }
                 }

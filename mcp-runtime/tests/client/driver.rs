@@ -10,8 +10,8 @@ use std::time::Duration;
 use mcp::client::ClientError;
 use mcp::client::driver::{DEFAULT_MAX_ROUNDS, FIRST_BACKOFF, MAX_BACKOFF, Round, drive};
 use mcp::protocol::{
-    ElicitRequestParams, ElicitResult, ElicitationSchema, ErrorObject, InputRequest, InputRequiredResult,
-    InputResponse, InputResponses,
+    ElicitRequestParams, ElicitResult, ElicitationSchema, Error, InputRequest, InputRequiredResult, InputResponse,
+    InputResponses,
 };
 use serde_json::{Value, json};
 use tokio::sync::{Barrier, oneshot};
@@ -19,7 +19,7 @@ use tokio::sync::{Barrier, oneshot};
 /// How long any test may take before it counts as hung.
 const HANG: Duration = Duration::from_secs(5);
 
-type AnswerFuture = Pin<Box<dyn Future<Output = Result<InputResponse, ErrorObject>> + Send>>;
+type AnswerFuture = Pin<Box<dyn Future<Output = Result<InputResponse, Error>> + Send>>;
 
 /// What the fake server answers a retry with.
 type Scripted = Result<Round<String>, ClientError>;
@@ -109,10 +109,11 @@ impl Fakes {
         move |responses, state| {
             fakes.lock().retries.push((responses, state));
             let next = fakes.lock_script().pop_front();
-            let next: RetryFuture =
-                Box::pin(
-                    async move { next.unwrap_or_else(|| Err(ClientError::Transport("the script ran out".into()))) },
-                );
+            let next: RetryFuture = Box::pin(async move {
+                next.unwrap_or_else(|| {
+                    Err(ClientError::Transport(mcp::client::TransportError::new("the script ran out")))
+                })
+            });
             next
         }
     }
@@ -267,8 +268,7 @@ async fn a_call_that_completes_on_the_last_allowed_round_succeeds() {
 
 #[tokio::test]
 async fn a_callback_error_aborts_the_call_without_retrying() {
-    let refusal =
-        ErrorObject { code: -32600, message: "Elicitation not supported".into(), data: Some(json!({"x": 1})) };
+    let refusal = Error { code: -32600, message: "Elicitation not supported".into(), data: Some(json!({"x": 1})) };
     let fakes = Fakes::scripted([done("must not be reached")]);
     let error = refusal.clone();
     let answer = move |key: String, _request: InputRequest| -> AnswerFuture {
@@ -298,7 +298,7 @@ async fn a_callback_error_cancels_the_other_questions_of_the_round() {
         let guard = SignalOnDrop(Arc::clone(&dropped_tx));
         Box::pin(async move {
             if key == "bad" {
-                return Err(ErrorObject { code: -1, message: "no".into(), data: None });
+                return Err(Error { code: -1, message: "no".into(), data: None });
             }
             let _guard = guard;
             std::future::pending::<()>().await;
@@ -318,11 +318,7 @@ async fn a_callback_error_cancels_the_other_questions_of_the_round() {
 #[tokio::test]
 async fn a_retry_error_ends_the_loop_with_that_error() {
     let fakes = Fakes::default();
-    fakes.lock_script().push_back(Err(ClientError::Rpc(ErrorObject {
-        code: -32602,
-        message: "bad".into(),
-        data: None,
-    })));
+    fakes.lock_script().push_back(Err(ClientError::Rpc(Error { code: -32602, message: "bad".into(), data: None })));
     let result = fakes.drive(asking(&["a"], Some("s")), DEFAULT_MAX_ROUNDS).await;
     assert_eq!(result.map_err(|e| e.code()), Err(Some(-32602)));
     assert_eq!(fakes.lock().retries.len(), 1);

@@ -102,3 +102,24 @@ async fn dropping_the_client_closes_the_in_process_connection() {
     let served = within("the server seeing the client leave", serving).await;
     assert!(served.is_ok_and(|r| r.is_ok()), "the connection ends cleanly");
 }
+
+#[tokio::test]
+async fn a_refused_connection_is_a_transport_error_carrying_its_cause() {
+    use std::error::Error as _;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = listener.local_addr().expect("its address");
+    drop(listener);
+    let error = mcp::client::Client::builder()
+        .connect_http(&format!("http://{addr}/mcp"))
+        .await
+        .expect_err("nothing listens there");
+    let ClientError::Transport(transport) = &error else { panic!("not a transport error: {error:?}") };
+    assert!(error.source().is_some(), "ClientError::source is the transport error");
+    let mut cause = transport.source();
+    let mut io = None;
+    while let Some(e) = cause {
+        io = io.or_else(|| e.downcast_ref::<std::io::Error>().map(std::io::Error::kind));
+        cause = e.source();
+    }
+    assert_eq!(io, Some(std::io::ErrorKind::ConnectionRefused), "the chain reaches the io error: {error}");
+}

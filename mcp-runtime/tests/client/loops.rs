@@ -175,7 +175,7 @@ async fn a_failing_callback_abandons_the_call() {
     for via in BOTH_WAYS {
         for mode in BOTH_ERAS {
             let (server, probe, _hang) = probe_server();
-            let refusal = ErrorObject { code: -32001, message: "the user walked away".into(), data: None };
+            let refusal = Error { code: -32001, message: "the user walked away".into(), data: None };
             let error = refusal.clone();
             let builder = Client::builder().mode(mode.clone()).elicitation(move |_asker, _params| {
                 let error = error.clone();

@@ -15,7 +15,7 @@ use std::time::Duration;
 use mcp::client::{Asker, CallOptions, Client, ClientBuilder, ClientError, Mode, RawClient};
 use mcp::protocol::{
     CallToolOutcome, CallToolParams, CallToolResult, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationSchema, ErrorObject, GetPromptOutcome, GetPromptResult, InputRequest, InputRequiredResult,
+    ElicitResult, ElicitationSchema, GetPromptOutcome, GetPromptResult, InputRequest, InputRequiredResult,
     InputResponse, InputResponses, JsonObject, ListRootsResult, ListToolsResult, LoggingLevel, LoggingMessageParams,
     Outcome, PrimitiveSchema, ProgressParams, PromptMessage, ReadResourceOutcome, ReadResourceResult, RequestId,
     ResourceContents, StringSchema, Tool,
@@ -128,9 +128,7 @@ impl Asked {
                 "model": "test-model",
                 "stopReason": "endTurn",
             }));
-            Box::pin(
-                async move { result.map_err(|e| ErrorObject { code: -32603, message: e.to_string(), data: None }) },
-            )
+            Box::pin(async move { result.map_err(|e| Error { code: -32603, message: e.to_string(), data: None }) })
         }
     }
 
@@ -140,16 +138,14 @@ impl Asked {
         move |asker| {
             asked.push(asker, "roots/list");
             let result = serde_json::from_value(roots.clone());
-            Box::pin(
-                async move { result.map_err(|e| ErrorObject { code: -32603, message: e.to_string(), data: None }) },
-            )
+            Box::pin(async move { result.map_err(|e| Error { code: -32603, message: e.to_string(), data: None }) })
         }
     }
 }
 
-type AcceptFuture = std::pin::Pin<Box<dyn Future<Output = Result<ElicitResult, ErrorObject>> + Send>>;
-type SampleFuture = std::pin::Pin<Box<dyn Future<Output = Result<CreateMessageResult, ErrorObject>> + Send>>;
-type RootsFuture = std::pin::Pin<Box<dyn Future<Output = Result<ListRootsResult, ErrorObject>> + Send>>;
+type AcceptFuture = std::pin::Pin<Box<dyn Future<Output = Result<ElicitResult, Error>> + Send>>;
+type SampleFuture = std::pin::Pin<Box<dyn Future<Output = Result<CreateMessageResult, Error>> + Send>>;
+type RootsFuture = std::pin::Pin<Box<dyn Future<Output = Result<ListRootsResult, Error>> + Send>>;
 
 /// Whether the question came the era's way: an input request under `key` (2026-07-28) or a
 /// server-to-client request (2025-11-25).

@@ -147,7 +147,7 @@ async fn without_a_callback_the_client_refuses_the_question_itself() {
     for (question, message) in cases {
         let ask = json!({"resultType": "input_required", "inputRequests": {"q": question}, "requestState": "s"});
         let result = call_answered_with(&client, &mut peer, ask).await;
-        let expected = ErrorObject { code: -32600, message: message.to_owned(), data: None };
+        let expected = Error { code: -32600, message: message.to_owned(), data: None };
         assert_eq!(result, Err(ClientError::Callback { key: "q".into(), error: expected }));
         // No retry was sent: the next thing on the wire is the next request.
         next_request_is_the_next_call(&client, &mut peer).await;

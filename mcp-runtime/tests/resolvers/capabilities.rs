@@ -79,7 +79,7 @@ fn cases() -> [(&'static str, &'static str, Value); 4] {
 }
 
 #[track_caller]
-fn assert_refused(error: &ErrorObject, key: &str, required: &Value) {
+fn assert_refused(error: &Error, key: &str, required: &Value) {
     assert_eq!(error.code, -32021, "{error:?}");
     assert_eq!(error.data, Some(json!({"requiredCapabilities": required})), "{error:?}");
     assert!(error.message.contains(&format!("resolver '{key}'")), "{}", error.message);

@@ -64,7 +64,7 @@ impl Leg {
         params
     }
 
-    pub async fn send(&self, client: &RawClient) -> Result<Value, ErrorObject> {
+    pub async fn send(&self, client: &RawClient) -> Result<Value, Error> {
         within(&format!("tools/call {}", self.tool), client.request("tools/call", self.params())).await
     }
 
@@ -74,7 +74,7 @@ impl Leg {
     }
 
     /// The JSON-RPC error; panics on a result.
-    pub async fn error(&self, client: &RawClient) -> ErrorObject {
+    pub async fn error(&self, client: &RawClient) -> Error {
         match self.send(client).await {
             Ok(result) => panic!("tools/call {} should fail, got {result}", self.tool),
             Err(error) => error,
@@ -106,7 +106,7 @@ pub struct Asked {
 #[derive(Debug)]
 pub enum End {
     Complete(Value),
-    Error(ErrorObject),
+    Error(Error),
     /// Still `input_required` after the budget of answered rounds.
     GaveUp,
 }
@@ -149,7 +149,7 @@ impl Run {
 
     /// The JSON-RPC error that ended the call; panics otherwise.
     #[track_caller]
-    pub fn error(&self) -> &ErrorObject {
+    pub fn error(&self) -> &Error {
         match &self.end {
             End::Error(error) => error,
             other => panic!("the call did not fail: {other:?}"),
@@ -241,7 +241,7 @@ pub async fn legacy_call(
     tool: &str,
     arguments: Value,
     script: &Script,
-) -> (Result<Value, ErrorObject>, Vec<(String, String)>) {
+) -> (Result<Value, Error>, Vec<(String, String)>) {
     let id = client.next_id();
     let mut pending = client.start_request(id, "tools/call", json!({"name": tool, "arguments": arguments})).await;
     let mut asked = Vec::new();

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp::client::RawClient;
 use mcp::client::in_process;
-use mcp::protocol::{CreateMessageResult, ErrorObject, JsonRpcMessage, SamplingContent};
+use mcp::protocol::{CreateMessageResult, Error, JsonRpcMessage, SamplingContent};
 use mcp::resolve::{Answer, Elicit, ListRoots, Refusable, Resolver, Sample};
 use mcp::{Resolve, Server};
 use mcp_testkit::spec::{MODERN, assert_valid};

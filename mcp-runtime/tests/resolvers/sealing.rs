@@ -25,7 +25,7 @@ fn answer() -> Value {
 }
 
 #[track_caller]
-fn assert_invalid_state(error: &ErrorObject) {
+fn assert_invalid_state(error: &Error) {
     assert_eq!((error.code, error.message.as_str()), (-32602, "Invalid or expired requestState"), "{error:?}");
     assert_eq!(error.data, Some(json!({"reason": "invalid_request_state"})), "{error:?}");
 }

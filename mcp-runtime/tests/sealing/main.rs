@@ -261,7 +261,7 @@ fn fixed_error() -> Value {
 }
 
 fn error_json(error: mcp::Error) -> Value {
-    serde_json::to_value(error.to_object()).expect("error serializes")
+    serde_json::to_value(error).expect("error serializes")
 }
 
 fn assert_rejected(result: Result<Value, mcp::Error>) {

@@ -8,7 +8,7 @@ use mcp_testkit::spec::{MODERN, assert_valid};
 use serde_json::{Value, json};
 
 fn response(error: Error) -> Value {
-    serde_json::to_value(JsonRpcErrorResponse::new(Some(RequestId::from(1)), error.into())).unwrap_or_default()
+    serde_json::to_value(JsonRpcErrorResponse::new(Some(RequestId::from(1)), error)).unwrap_or_default()
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn each_error_code_matches_its_schema_definition() {
     ];
     for (code, error, def) in objects {
         assert_eq!(error.code, code);
-        assert_valid(MODERN, def, &serde_json::to_value(error.to_object()).unwrap_or_default());
+        assert_valid(MODERN, def, &serde_json::to_value(error).unwrap_or_default());
     }
     let data = Error::unsupported_protocol_version("1900-01-01").data;
     assert_eq!(data, Some(json!({"supported": ["2026-07-28"], "requested": "1900-01-01"})));

@@ -276,14 +276,26 @@ fn the_functions_stay_callable() {
 
 #[test]
 fn duplicate_names_are_a_startup_error() {
+    use mcp::server::{BuildProblem, ItemKind};
+
     let error = Server::builder("dup", "1").tool::<add>().tool::<add>().try_build().expect_err("duplicate");
-    assert!(error.to_string().contains("two tools are named `add`"), "{error}");
+    assert_eq!(error.problems(), [BuildProblem::Duplicate { kind: ItemKind::Tool, name: "add".into() }]);
+    assert_eq!(error.to_string(), "invalid MCP server: two tools are named `add`; tool names must be unique");
     let mixed = Server::builder("mixed", "1")
+        .tool::<add>()
         .tool::<add>()
         .on_call_tool(|_ctx, _p| async { Ok(CallToolResult::text("x").into()) })
         .try_build()
         .expect_err("mixing");
-    assert!(mixed.to_string().contains("tools were registered with macros and with"), "{mixed}");
+    assert!(
+        matches!(
+            mixed.problems(),
+            [BuildProblem::Duplicate { .. }, BuildProblem::MixedRegistration { what: "tools", .. }]
+        ),
+        "{:?}",
+        mixed.problems()
+    );
+    assert!(mixed.to_string().contains("; tools were registered with macros and with"), "{mixed}");
 }
 
 #[tokio::test]

@@ -169,10 +169,10 @@ fn table() -> Vec<Entry> {
         rt!("ResourceUpdatedNotificationParams" => ResourceUpdatedParams),
         rt!("SubscriptionsAcknowledgedNotification" => JsonRpcNotification<SubscriptionsAcknowledgedParams>),
         // Errors: bare error objects and whole error responses.
-        rt!("InternalError" => ErrorObject),
-        rt!("InvalidParamsError" => ErrorObject),
-        rt!("MethodNotFoundError" => ErrorObject),
-        rt!("ParseError" => ErrorObject),
+        rt!("InternalError" => Error),
+        rt!("InvalidParamsError" => Error),
+        rt!("MethodNotFoundError" => Error),
+        rt!("ParseError" => Error),
         rt!("HeaderMismatchError" => JsonRpcErrorResponse),
         rt!("MissingRequiredClientCapabilityError" => JsonRpcErrorResponse),
         rt!("UnsupportedProtocolVersionError" => JsonRpcErrorResponse),
@@ -517,7 +517,7 @@ fn spec_examples_have_the_expected_fields() {
     ];
     for (folder, code) in bare_errors {
         for path in example_files(folder) {
-            let error: ErrorObject = serde_json::from_value(common::read_json(&path)).expect("an error object");
+            let error: Error = serde_json::from_value(common::read_json(&path)).expect("an error object");
             assert_eq!(error.code, code, "{folder}/{}", file_name(&path));
         }
     }

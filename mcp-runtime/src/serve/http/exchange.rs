@@ -9,7 +9,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use super::body::Event;
 use crate::Server;
 use crate::handler::{CatchUnwind, Session, error_frame, payload_frame};
-use crate::protocol::{ErrorCode, ErrorObject, JsonRpcRequest};
+use crate::protocol::{Error, ErrorCode, JsonRpcRequest};
 
 /// How a request served in line ended: a whole answer, or a stream that began with a
 /// notification (the rest arrives on the receiver).
@@ -96,13 +96,13 @@ fn final_frame(
     match outcome {
         Ok(Ok(result)) => (payload_frame(id.clone(), result), None),
         Ok(Err(error)) => {
-            let error: ErrorObject = error.into();
+            let error: Error = error;
             let code = error.code;
             (error_frame(Some(id.clone()), error), Some(code))
         }
         Err(()) => {
             tracing::error!(%id, "a handler panicked; answering -32603");
-            let error = ErrorObject { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
+            let error = Error { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
             (error_frame(Some(id.clone()), error), Some(ErrorCode::INTERNAL_ERROR))
         }
     }

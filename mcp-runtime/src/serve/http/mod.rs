@@ -46,7 +46,7 @@ pub use security::LOOPBACK_HOSTS;
 use crate::Server;
 use crate::handler::AuthInfo;
 use crate::handler::{Change, Session};
-use crate::protocol::{ErrorCode, ErrorObject, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
+use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
 use crate::wire::headers::{self, HeaderParam};
 use body::Event;
 use sessions::Sessions;
@@ -383,7 +383,7 @@ fn error_response(
     code: i32,
     message: impl Into<String>,
 ) -> Response<HttpBody> {
-    let error = ErrorObject { code, message: message.into(), data: None };
+    let error = Error { code, message: message.into(), data: None };
     json_response(status, crate::handler::error_frame(id, error))
 }
 
@@ -622,7 +622,7 @@ impl State {
         &self,
         headers: &http::HeaderMap,
         id: Option<&RequestId>,
-        outcome: Result<Value, ErrorObject>,
+        outcome: Result<Value, Error>,
     ) -> Response<HttpBody> {
         let Some(sid) = session_id(headers) else {
             return error_response(
@@ -692,7 +692,7 @@ impl State {
             if let Err(e) = check::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
                 // Not the message: it quotes header and argument values, which may be secrets.
                 tracing::debug!(method = %request.method, "header validation failed");
-                return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e.into()));
+                return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
         self.run(Arc::new(Session::new()), request, false, auth).await

@@ -25,8 +25,8 @@ use clap::Parser;
 
 use mcp::client::{CallOptions, Client, ClientError, Mode};
 use mcp::protocol::{
-    ContentBlock, ElicitRequestParams, ElicitResult, ErrorCode, ErrorObject, InputRequest, InputResponse,
-    InputResponses, JsonObject, LATEST_PROTOCOL_VERSION, Outcome,
+    ContentBlock, ElicitRequestParams, ElicitResult, Error, ErrorCode, InputRequest, InputResponse, InputResponses,
+    JsonObject, LATEST_PROTOCOL_VERSION, Outcome,
 };
 use serde_json::{Value, json};
 
@@ -144,7 +144,7 @@ async fn call(client: &Client, name: &str, rounds: &mut u64) -> Result<(), Failu
 }
 
 /// The one error an instance gives for a `requestState` it cannot open.
-fn is_invalid_state(e: &ErrorObject) -> bool {
+fn is_invalid_state(e: &Error) -> bool {
     e.code == ErrorCode::INVALID_PARAMS
         && e.data.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str) == Some("invalid_request_state")
 }
@@ -165,7 +165,7 @@ async fn run(args: Args) -> Result<Summary, ClientError> {
         .client_info("lb_driver", env!("CARGO_PKG_VERSION"))
         .mode(Mode::Modern(LATEST_PROTOCOL_VERSION.to_owned()))
         .elicitation(|_asker, params: ElicitRequestParams| async move {
-            fill(&params).map_err(|e| ErrorObject { code: ErrorCode::INVALID_PARAMS, message: e, data: None })
+            fill(&params).map_err(|e| Error { code: ErrorCode::INVALID_PARAMS, message: e, data: None })
         })
         .connect_http(&args.url)
         .await?;

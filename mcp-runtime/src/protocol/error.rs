@@ -1,20 +1,25 @@
-//! The error a handler returns: a JSON-RPC error with a code, a message and optional data.
+//! The one JSON-RPC error type: what a handler returns, what the client receives, and
+//! the `error` member of an error response on the wire.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::protocol::{ClientCapabilities, ErrorCode, ErrorObject, SUPPORTED_MODERN_VERSIONS};
+use super::{ClientCapabilities, ErrorCode, SUPPORTED_MODERN_VERSIONS};
 
-/// A protocol-level error, sent to the client as a JSON-RPC error response.
+/// A protocol-level error: a JSON-RPC error with a code, a message and optional data.
+/// Handlers return it, the client receives it, and it is the wire form of the `error`
+/// member of an error response.
 ///
 /// Tool failures the model should see are not errors: return a
 /// [`CallToolResult::error`](crate::protocol::CallToolResult::error) instead.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Error {
     /// The JSON-RPC error code (see [`ErrorCode`]).
     pub code: i32,
     /// A message safe to show the client.
     pub message: String,
     /// Structured detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 
@@ -77,23 +82,6 @@ impl Error {
     /// `-32020` Header mismatch.
     pub fn header_mismatch(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::HEADER_MISMATCH, message)
-    }
-
-    /// The wire form.
-    pub fn to_object(&self) -> ErrorObject {
-        ErrorObject { code: self.code, message: self.message.clone(), data: self.data.clone() }
-    }
-}
-
-impl From<ErrorObject> for Error {
-    fn from(value: ErrorObject) -> Self {
-        Error { code: value.code, message: value.message, data: value.data }
-    }
-}
-
-impl From<Error> for ErrorObject {
-    fn from(value: Error) -> Self {
-        ErrorObject { code: value.code, message: value.message, data: value.data }
     }
 }
 

@@ -1,0 +1,79 @@
+//! What can be wrong with a server's registrations, found when it is built.
+
+/// The kind of a registered item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ItemKind {
+    /// A `#[mcp::tool]`.
+    Tool,
+    /// A `#[mcp::prompt]`.
+    Prompt,
+    /// A static `#[mcp::resource]`.
+    Resource,
+    /// A `#[mcp::resource]` URI template.
+    ResourceTemplate,
+}
+
+impl std::fmt::Display for ItemKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ItemKind::Tool => "tool",
+            ItemKind::Prompt => "prompt",
+            ItemKind::Resource => "resource",
+            ItemKind::ResourceTemplate => "resource template",
+        })
+    }
+}
+
+/// One problem that keeps a server from being built; see
+/// [`BuildError::problems`](crate::server::BuildError::problems).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildProblem {
+    /// Two items of one kind share a name (tools, prompts) or a URI (resources, templates).
+    Duplicate {
+        /// The items' kind.
+        kind: ItemKind,
+        /// The shared name or URI.
+        name: String,
+    },
+    /// A resource template that is not a valid RFC 6570 template.
+    InvalidTemplate {
+        /// The template as written.
+        template: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// Items were registered with macros and with hand-written handlers for the same methods.
+    MixedRegistration {
+        /// What was registered twice: `"tools"`, `"prompts"` or `"resources"`.
+        what: &'static str,
+        /// The builder methods that conflict with the macro items.
+        handlers: &'static str,
+    },
+    /// Request-state sealing is configured, but the server has no name to use as the
+    /// sealed state's audience.
+    NoAudience,
+    /// Request-state sealing could not be set up (for example, no randomness for a key).
+    Sealing(String),
+}
+
+impl std::fmt::Display for BuildProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildProblem::Duplicate { kind: kind @ (ItemKind::Tool | ItemKind::Prompt), name } => {
+                write!(f, "two {kind}s are named `{name}`; {kind} names must be unique")
+            }
+            BuildProblem::Duplicate { kind, name } => write!(f, "two {kind}s have the URI `{name}`"),
+            BuildProblem::InvalidTemplate { template, reason } => write!(f, "resource template `{template}`: {reason}"),
+            BuildProblem::MixedRegistration { what, handlers } => {
+                write!(f, "{what} were registered with macros and with {handlers}; use one or the other")
+            }
+            BuildProblem::NoAudience => f.write_str(
+                "request-state security is configured but the server has no name: sealed state carries the name \
+                 as its audience, so give the server a name or set an audience",
+            ),
+            BuildProblem::Sealing(why) => write!(f, "request-state sealing: {why}"),
+        }
+    }
+}
