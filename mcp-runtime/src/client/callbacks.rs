@@ -23,6 +23,7 @@ pub type CallbackFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// Which question a callback is answering.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Asker {
     /// An input request of a 2026-07-28 `InputRequiredResult`, under this key.
     InputRequest(String),

@@ -23,6 +23,7 @@ use crate::wire::headers::HeaderParam;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// Probe `server/discover` and fall back to `initialize` (the default).
     #[default]

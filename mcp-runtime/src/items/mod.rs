@@ -80,6 +80,7 @@ pub trait PromptDef: 'static {
 
 /// A static resource or a resource template.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ResourceKind {
     /// One fixed URI.
     Static(Resource),

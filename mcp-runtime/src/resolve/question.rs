@@ -10,6 +10,7 @@ use crate::protocol::{
 
 /// Which capability a question needs, and how its answers look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum QuestionKind {
     /// `elicitation/create` (form mode).
     Elicit,

@@ -47,6 +47,7 @@ pub type PrincipalFn = Arc<dyn Fn(&RequestContext) -> Option<String> + Send + Sy
 
 /// Which principal state is bound to.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub enum PrincipalBinding {
     /// The transport's authenticated caller (client id, issuer, subject); none when unauthenticated.
     #[default]

@@ -7,6 +7,7 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// One frame read from the stream.
 #[derive(Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Frame<'a> {
     /// A line, without its newline (or carriage return).
     Line(&'a [u8]),

@@ -23,6 +23,7 @@ pub const SESSION_ID: &str = "mcp-session-id";
 
 /// The JSON type of a header-mirrored argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParamKind {
     /// A string, sent as is.
     String,
@@ -34,6 +35,7 @@ pub enum ParamKind {
 
 /// A tool argument mirrored into an `Mcp-Param-{header}` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HeaderParam {
     /// The header suffix as the schema spells it (`Region` for `Mcp-Param-Region`).
     pub header: String,

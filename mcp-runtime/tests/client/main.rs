@@ -153,6 +153,7 @@ fn asked_the_eras_way(asker: &Asker, legacy: bool, key: &str) -> bool {
     match asker {
         Asker::InputRequest(k) => !legacy && k == key,
         Asker::ServerRequest(_) => legacy,
+        _ => false,
     }
 }
 
