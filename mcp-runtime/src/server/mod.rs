@@ -84,6 +84,7 @@ impl Server {
             items: crate::items::Items::default(),
             security: SecuritySetting::Default,
             sealing: None,
+            layers: Vec::new(),
             limits: Limits::default(),
         }
     }
@@ -172,8 +173,12 @@ pub struct ServerBuilder {
     items: crate::items::Items,
     security: SecuritySetting,
     sealing: Option<SealingLayer>,
+    layers: Vec<WrapFn>,
     limits: Limits,
 }
+
+/// A user layer, applied to the stack when the server is built.
+type WrapFn = Box<dyn FnOnce(Arc<dyn Handler>) -> Arc<dyn Handler> + Send>;
 
 /// Whether `requestState` is sealed.
 enum SecuritySetting {
@@ -281,6 +286,48 @@ impl ServerBuilder {
         /// Handle `completion/complete`.
         on_complete, complete, CompleteParams, CompleteResult
     );
+
+    /// Wrap the server's handler stack in `layer`, outside the built-in limits and sealing
+    /// layers: it sees every request that reaches a handler (after era detection and
+    /// `_meta` validation) and every reply before it is finished for the wire. Layers
+    /// added later wrap the ones added before, as in axum's `Router::layer`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use mcp::handler::{BoxFuture, Handler, Layer, Reply, Request};
+    ///
+    /// /// Counts the requests that reach the handlers.
+    /// #[derive(Clone, Default)]
+    /// struct Count(Arc<AtomicUsize>);
+    ///
+    /// struct Counted<H> { inner: H, count: Count }
+    ///
+    /// impl<H: Handler> Handler for Counted<H> {
+    ///     fn call(&self, request: Request) -> BoxFuture<Result<Reply, mcp::Error>> {
+    ///         self.count.0.fetch_add(1, Ordering::Relaxed);
+    ///         self.inner.call(request)
+    ///     }
+    /// }
+    ///
+    /// impl<H: Handler> Layer<H> for Count {
+    ///     type Handler = Counted<H>;
+    ///     fn layer(&self, inner: H) -> Counted<H> {
+    ///         Counted { inner, count: self.clone() }
+    ///     }
+    /// }
+    ///
+    /// let count = Count::default();
+    /// let server = mcp::Server::builder("counted", "1.0.0").layer(count.clone()).build();
+    /// # let _ = server;
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Arc<dyn Handler>> + Send + 'static,
+    {
+        self.layers.push(Box::new(move |inner| Arc::new(layer.layer(inner))));
+        self
+    }
 
     /// Per-request limits (nesting depth, `inputResponses`, `requestState` length, handler
     /// timeout); [`Limits::default`] otherwise.
@@ -436,10 +483,13 @@ impl ServerBuilder {
         };
         let routes = Arc::new(Routes::new(self.handlers, capabilities.clone(), self.instructions.clone()));
         let limits = LimitsLayer::new(self.limits.clone());
-        let stack: Arc<dyn Handler> = match &self.sealing {
+        let mut stack: Arc<dyn Handler> = match &self.sealing {
             Some(sealing) => Arc::new(limits.layer(sealing.layer(Arc::clone(&routes)))),
             None => Arc::new(limits.layer(Arc::clone(&routes))),
         };
+        for wrap in self.layers {
+            stack = wrap(stack);
+        }
         Server {
             inner: Arc::new(ServerInner {
                 info: self.info,

@@ -5,6 +5,6 @@
 //! transports and the client drive them from their own readers; the workspace's test
 //! support and load tools use them the same way.
 
-pub mod framing;
+pub(crate) mod framing;
 pub mod headers;
 pub mod sse;

@@ -8,6 +8,7 @@ mod support;
 mod architecture;
 mod error_codes;
 mod fuzz_regressions;
+mod layers;
 mod limits;
 mod macros;
 mod memory_pairing;
