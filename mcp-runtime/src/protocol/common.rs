@@ -72,26 +72,20 @@ impl Icon {
         Icon { src: src.into(), ..Default::default() }
     }
 
-    /// Set the image's MIME type.
-    #[must_use]
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
+    optional_setter!(
+        /// Set the image's MIME type.
+        with_mime_type => mime_type: into String
+    );
 
-    /// Set the sizes, such as `"48x48"` or `"any"`.
-    #[must_use]
-    pub fn with_sizes(mut self, sizes: Vec<String>) -> Self {
-        self.sizes = Some(sizes);
-        self
-    }
+    optional_setter!(
+        /// Set the sizes, such as `"48x48"` or `"any"`.
+        with_sizes => sizes: Vec<String>
+    );
 
-    /// Set the theme the icon is designed for.
-    #[must_use]
-    pub fn with_theme(mut self, theme: IconTheme) -> Self {
-        self.theme = Some(theme);
-        self
-    }
+    optional_setter!(
+        /// Set the theme the icon is designed for.
+        with_theme => theme: IconTheme
+    );
 }
 
 /// The sender or recipient of a message.

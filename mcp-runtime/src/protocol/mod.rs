@@ -3,6 +3,27 @@
 //!
 //! Results carry `resultType`; for legacy sessions the server strips it on the way out.
 
+/// A `with_*` setter for an `Option` field: `with_title(impl Into<String>)` sets
+/// `Some(title.into())`; without `into`, the field's own type is taken as is.
+macro_rules! optional_setter {
+    ($(#[$doc:meta])* $name:ident => $field:ident: into $ty:ty) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(mut self, value: impl Into<$ty>) -> Self {
+            self.$field = Some(value.into());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $name:ident => $field:ident: $ty:ty) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.$field = Some(value);
+            self
+        }
+    };
+}
+
 mod capabilities;
 mod common;
 mod completion;

@@ -34,40 +34,30 @@ impl Prompt {
         Prompt { name: name.into(), ..Default::default() }
     }
 
-    /// Set the display name.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    optional_setter!(
+        /// Set the display name.
+        with_title => title: into String
+    );
 
-    /// Set the description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    optional_setter!(
+        /// Set the description.
+        with_description => description: into String
+    );
 
-    /// Set the arguments.
-    #[must_use]
-    pub fn with_arguments(mut self, arguments: Vec<PromptArgument>) -> Self {
-        self.arguments = Some(arguments);
-        self
-    }
+    optional_setter!(
+        /// Set the arguments.
+        with_arguments => arguments: Vec<PromptArgument>
+    );
 
-    /// Set the icons.
-    #[must_use]
-    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
-        self.icons = Some(icons);
-        self
-    }
+    optional_setter!(
+        /// Set the icons.
+        with_icons => icons: Vec<Icon>
+    );
 
-    /// Set the `_meta` object.
-    #[must_use]
-    pub fn with_meta(mut self, meta: Meta) -> Self {
-        self.meta = Some(meta);
-        self
-    }
+    optional_setter!(
+        /// Set the `_meta` object.
+        with_meta => meta: Meta
+    );
 }
 
 /// One argument of a prompt (all arguments are strings on the wire).
@@ -92,26 +82,20 @@ impl PromptArgument {
         PromptArgument { name: name.into(), ..Default::default() }
     }
 
-    /// Set the display name.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    optional_setter!(
+        /// Set the display name.
+        with_title => title: into String
+    );
 
-    /// Set the description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    optional_setter!(
+        /// Set the description.
+        with_description => description: into String
+    );
 
-    /// Say whether it must be given.
-    #[must_use]
-    pub fn with_required(mut self, required: bool) -> Self {
-        self.required = Some(required);
-        self
-    }
+    optional_setter!(
+        /// Say whether it must be given.
+        with_required => required: bool
+    );
 }
 
 /// The result of `prompts/list`.

@@ -42,54 +42,40 @@ impl Resource {
         Resource { uri: uri.into(), name: name.into(), ..Default::default() }
     }
 
-    /// Set the display name.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    optional_setter!(
+        /// Set the display name.
+        with_title => title: into String
+    );
 
-    /// Set the description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    optional_setter!(
+        /// Set the description.
+        with_description => description: into String
+    );
 
-    /// Set the MIME type.
-    #[must_use]
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
+    optional_setter!(
+        /// Set the MIME type.
+        with_mime_type => mime_type: into String
+    );
 
-    /// Set the client hints.
-    #[must_use]
-    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
+    optional_setter!(
+        /// Set the client hints.
+        with_annotations => annotations: Annotations
+    );
 
-    /// Set the size in bytes.
-    #[must_use]
-    pub fn with_size(mut self, size: u64) -> Self {
-        self.size = Some(size);
-        self
-    }
+    optional_setter!(
+        /// Set the size in bytes.
+        with_size => size: u64
+    );
 
-    /// Set the icons.
-    #[must_use]
-    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
-        self.icons = Some(icons);
-        self
-    }
+    optional_setter!(
+        /// Set the icons.
+        with_icons => icons: Vec<Icon>
+    );
 
-    /// Set the `_meta` object.
-    #[must_use]
-    pub fn with_meta(mut self, meta: Meta) -> Self {
-        self.meta = Some(meta);
-        self
-    }
+    optional_setter!(
+        /// Set the `_meta` object.
+        with_meta => meta: Meta
+    );
 }
 
 /// A family of resources named by an RFC 6570 URI template.
@@ -126,47 +112,35 @@ impl ResourceTemplate {
         ResourceTemplate { uri_template: uri_template.into(), name: name.into(), ..Default::default() }
     }
 
-    /// Set the display name.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    optional_setter!(
+        /// Set the display name.
+        with_title => title: into String
+    );
 
-    /// Set the description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    optional_setter!(
+        /// Set the description.
+        with_description => description: into String
+    );
 
-    /// Set the MIME type.
-    #[must_use]
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
+    optional_setter!(
+        /// Set the MIME type.
+        with_mime_type => mime_type: into String
+    );
 
-    /// Set the client hints.
-    #[must_use]
-    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
+    optional_setter!(
+        /// Set the client hints.
+        with_annotations => annotations: Annotations
+    );
 
-    /// Set the icons.
-    #[must_use]
-    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
-        self.icons = Some(icons);
-        self
-    }
+    optional_setter!(
+        /// Set the icons.
+        with_icons => icons: Vec<Icon>
+    );
 
-    /// Set the `_meta` object.
-    #[must_use]
-    pub fn with_meta(mut self, meta: Meta) -> Self {
-        self.meta = Some(meta);
-        self
-    }
+    optional_setter!(
+        /// Set the `_meta` object.
+        with_meta => meta: Meta
+    );
 }
 
 /// The result of `resources/list`.

@@ -53,47 +53,35 @@ impl Tool {
         Tool { name: name.into(), input_schema, ..Default::default() }
     }
 
-    /// Set the display name.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    optional_setter!(
+        /// Set the display name.
+        with_title => title: into String
+    );
 
-    /// Set the description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    optional_setter!(
+        /// Set the description.
+        with_description => description: into String
+    );
 
-    /// Set the JSON Schema of `structuredContent`.
-    #[must_use]
-    pub fn with_output_schema(mut self, output_schema: JsonObject) -> Self {
-        self.output_schema = Some(output_schema);
-        self
-    }
+    optional_setter!(
+        /// Set the JSON Schema of `structuredContent`.
+        with_output_schema => output_schema: JsonObject
+    );
 
-    /// Set the behaviour hints.
-    #[must_use]
-    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
+    optional_setter!(
+        /// Set the behaviour hints.
+        with_annotations => annotations: ToolAnnotations
+    );
 
-    /// Set the icons.
-    #[must_use]
-    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
-        self.icons = Some(icons);
-        self
-    }
+    optional_setter!(
+        /// Set the icons.
+        with_icons => icons: Vec<Icon>
+    );
 
-    /// Set the `_meta` object.
-    #[must_use]
-    pub fn with_meta(mut self, meta: Meta) -> Self {
-        self.meta = Some(meta);
-        self
-    }
+    optional_setter!(
+        /// Set the `_meta` object.
+        with_meta => meta: Meta
+    );
 }
 
 /// Hints about a tool's behaviour. Untrusted unless the server is.
@@ -123,40 +111,30 @@ impl ToolAnnotations {
         Self::default()
     }
 
-    /// Set the display name.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    optional_setter!(
+        /// Set the display name.
+        with_title => title: into String
+    );
 
-    /// Say whether the tool leaves its environment unchanged.
-    #[must_use]
-    pub fn with_read_only_hint(mut self, read_only: bool) -> Self {
-        self.read_only_hint = Some(read_only);
-        self
-    }
+    optional_setter!(
+        /// Say whether the tool leaves its environment unchanged.
+        with_read_only_hint => read_only_hint: bool
+    );
 
-    /// Say whether the tool may perform destructive updates.
-    #[must_use]
-    pub fn with_destructive_hint(mut self, destructive: bool) -> Self {
-        self.destructive_hint = Some(destructive);
-        self
-    }
+    optional_setter!(
+        /// Say whether the tool may perform destructive updates.
+        with_destructive_hint => destructive_hint: bool
+    );
 
-    /// Say whether repeating a call with the same arguments has no further effect.
-    #[must_use]
-    pub fn with_idempotent_hint(mut self, idempotent: bool) -> Self {
-        self.idempotent_hint = Some(idempotent);
-        self
-    }
+    optional_setter!(
+        /// Say whether repeating a call with the same arguments has no further effect.
+        with_idempotent_hint => idempotent_hint: bool
+    );
 
-    /// Say whether the tool interacts with an open world of external entities.
-    #[must_use]
-    pub fn with_open_world_hint(mut self, open_world: bool) -> Self {
-        self.open_world_hint = Some(open_world);
-        self
-    }
+    optional_setter!(
+        /// Say whether the tool interacts with an open world of external entities.
+        with_open_world_hint => open_world_hint: bool
+    );
 }
 
 /// Parameters of list requests (`tools/list`, `prompts/list`, ...).

@@ -42,6 +42,33 @@ impl Default for ConnectionConfig {
     }
 }
 
+/// The settings shared by [`Connection`] and [`Stdio`](super::Stdio): methods on a type with
+/// a `config: ConnectionConfig` field.
+macro_rules! connection_settings {
+    () => {
+        /// The largest message accepted, in bytes (default 4 MiB); a longer line gets
+        /// `-32600` and is discarded.
+        pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+            self.config.max_message_bytes = bytes;
+            self
+        }
+
+        /// How many requests may run at once (default 256); more get `-32000` (server busy).
+        pub fn max_in_flight(mut self, requests: usize) -> Self {
+            self.config.max_in_flight = requests;
+            self
+        }
+
+        /// How long requests in flight may still run once the input closes or the shutdown
+        /// signal fires (default 5 s); they are aborted after that.
+        pub fn grace_period(mut self, grace: std::time::Duration) -> Self {
+            self.config.grace = grace;
+            self
+        }
+    };
+}
+pub(crate) use connection_settings;
+
 /// Serves a server on a byte stream of newline-delimited JSON (a socket, a pipe, an
 /// in-memory duplex) until its input closes. Made by [`connection`](super::connection);
 /// await it (it is [`IntoFuture`](std::future::IntoFuture)).
@@ -74,25 +101,7 @@ impl<R, W> Connection<R, W> {
 }
 
 impl<R, W, S> Connection<R, W, S> {
-    /// The largest message accepted, in bytes (default 4 MiB); a longer line gets `-32600`
-    /// and is discarded.
-    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
-        self.config.max_message_bytes = bytes;
-        self
-    }
-
-    /// How many requests may run at once (default 256); more get `-32000` (server busy).
-    pub fn max_in_flight(mut self, requests: usize) -> Self {
-        self.config.max_in_flight = requests;
-        self
-    }
-
-    /// How long requests in flight may still run once the input closes or the shutdown
-    /// signal fires (default 5 s); they are aborted after that.
-    pub fn grace_period(mut self, grace: Duration) -> Self {
-        self.config.grace = grace;
-        self
-    }
+    connection_settings!();
 
     /// Stop reading when `signal` completes (SIGTERM, say), then let requests in flight
     /// finish within the grace period and write their responses.

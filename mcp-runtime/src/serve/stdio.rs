@@ -7,10 +7,9 @@
 //! blocking thread: correct, but several times more CPU per message.
 
 use std::io;
-use std::time::Duration;
 
 use super::Shutdown;
-use super::connection::{ConnectionConfig, run};
+use super::connection::{ConnectionConfig, connection_settings, run};
 use crate::Server;
 
 /// Serves a server on this process's stdin and stdout until stdin closes. Made by
@@ -43,25 +42,7 @@ impl Stdio {
 }
 
 impl<S> Stdio<S> {
-    /// The largest message accepted, in bytes (default 4 MiB); a longer line gets `-32600`
-    /// and is discarded.
-    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
-        self.config.max_message_bytes = bytes;
-        self
-    }
-
-    /// How many requests may run at once (default 256); more get `-32000` (server busy).
-    pub fn max_in_flight(mut self, requests: usize) -> Self {
-        self.config.max_in_flight = requests;
-        self
-    }
-
-    /// How long requests in flight may still run once stdin closes or the shutdown signal
-    /// fires (default 5 s); they are aborted after that.
-    pub fn grace_period(mut self, grace: Duration) -> Self {
-        self.config.grace = grace;
-        self
-    }
+    connection_settings!();
 
     /// Stop reading when `signal` completes (SIGTERM, say), then let requests in flight
     /// finish within the grace period.
