@@ -196,10 +196,7 @@ mod tests {
     #[test]
     fn a_user_type_named_context_is_a_prompt_argument() {
         let argument = (&Slot::<Context>::NEW).__mcp_prompt_argument("context", Some("how deep"));
-        assert_eq!(
-            argument,
-            Some(PromptArgument::new("context").with_description("how deep").with_required(true))
-        );
+        assert_eq!(argument, Some(PromptArgument::new("context").with_description("how deep").with_required(true)));
         assert_eq!((&Slot::<crate::Context>::NEW).__mcp_prompt_argument("ctx", None), None);
 
         let args = PromptArgs::from([("context".to_owned(), "3".to_owned())]);
