@@ -91,11 +91,19 @@ pub fn companion(model: &FnModel) -> String {
     let injected: Vec<String> = model
         .params
         .iter()
-        .filter(|p| p.role != ParamRole::Argument)
+        .filter(|p| !matches!(p.role, ParamRole::Argument | ParamRole::ContextOrArgument))
         .map(|p| format!("`{}: {}`", p.ident, type_text(&p.ty)))
         .collect();
     if !injected.is_empty() {
         out.push_str(&format!("Injected, not part of the schema: {}.\n\n", injected.join(", ")));
+    }
+    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument) {
+        out.push_str(&format!(
+            "`{}: {}` is the request context if its type is `mcp::Context`, else the argument `{}`.\n\n",
+            p.ident,
+            type_text(&p.ty),
+            p.wire_name()
+        ));
     }
     if model.kind == Kind::Tool {
         let props: Vec<String> = args
@@ -132,6 +140,14 @@ fn resolver_companion(model: &FnModel) -> String {
         model.arguments().map(|p| format!("`{}` (`{}`)", p.wire_name(), type_text(&p.ty))).collect();
     if !args.is_empty() {
         out.push_str(&format!("Takes the tool arguments {}.\n\n", args.join(", ")));
+    }
+    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument) {
+        out.push_str(&format!(
+            "`{}: {}` is the request context if its type is `mcp::Context`, else the tool argument `{}`.\n\n",
+            p.ident,
+            type_text(&p.ty),
+            p.wire_name()
+        ));
     }
     let deps: Vec<String> = model
         .params

@@ -58,9 +58,11 @@ pub enum ParamRole {
     Context,
     /// `&Context` (resolvers only): lent.
     ContextRef,
-    /// A tool parameter whose type is spelled `Context` but not as a path into `mcp`: the
-    /// request context if the type is `mcp::Context`, else an argument. The generated
-    /// code decides by the type (see `mcp::items::roles`), not by its name.
+    /// A parameter whose type is spelled `Context` (or, in a resolver, `&Context`) but not
+    /// as a path into `mcp`: the request context if the type is `mcp::Context`, else an
+    /// argument (tool or prompt argument, URI variable, or the tool argument a resolver
+    /// reads). The generated code decides by the type (see `mcp::items::roles`), not by
+    /// its name.
     ContextOrArgument,
     /// `Resolve<...>`: filled by a resolver.
     Resolve,
@@ -134,8 +136,13 @@ impl FnModel {
         self.params.iter().filter(|p| p.role == ParamRole::Argument)
     }
 
+    /// The parameters that are, or (spelled `Context`) may be, client-supplied arguments.
+    pub fn maybe_arguments(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| matches!(p.role, ParamRole::Argument | ParamRole::ContextOrArgument))
+    }
+
     /// Whether the call reads the client's arguments (arguments, or parameters that may be one).
     pub fn reads_arguments(&self) -> bool {
-        self.params.iter().any(|p| matches!(p.role, ParamRole::Argument | ParamRole::ContextOrArgument))
+        self.maybe_arguments().next().is_some()
     }
 }

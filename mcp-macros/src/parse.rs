@@ -73,14 +73,15 @@ pub fn parse(
             continue;
         };
         let ty = (*typed.ty).clone();
+        // A `Context` spelled as a path into `mcp` is certainly the request context; any
+        // other spelling may be a user type of that name, and the generated code decides.
         let role = if types::is_context(&ty) {
-            if kind == Kind::Tool && !types::is_mcp_path(&ty) {
-                ParamRole::ContextOrArgument
-            } else {
-                ParamRole::Context
-            }
+            if types::is_mcp_path(&ty) { ParamRole::Context } else { ParamRole::ContextOrArgument }
         } else if kind == Kind::Resolver && types::is_context_ref(&ty) {
-            ParamRole::ContextRef
+            match &ty {
+                syn::Type::Reference(r) if !types::is_mcp_path(&r.elem) => ParamRole::ContextOrArgument,
+                _ => ParamRole::ContextRef,
+            }
         } else if types::is_resolve(&ty) {
             ParamRole::Resolve
         } else {

@@ -192,7 +192,7 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
         let base = uri.value().trim_end_matches('/').to_owned();
         for param in &model.params {
             let message = match param.role {
-                ParamRole::Context => format!(
+                ParamRole::Context | ParamRole::ContextOrArgument => format!(
                     "a static resource takes no parameters, not even `Context`; remove it, \
                      or make the resource a template such as `{base}/{{id}}` (templates may take a `Context`)"
                 ),
@@ -222,8 +222,10 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ));
         }
     }
+    // A parameter spelled `Context` may be a user type standing for a variable; one that
+    // names no variable must be `mcp::Context`, which the generated code checks.
     for var in &vars {
-        if !model.arguments().any(|p| &p.wire_name() == var) {
+        if !model.maybe_arguments().any(|p| &p.wire_name() == var) {
             errors.push(syn::Error::new(
                 uri.span(),
                 format!("the URI template variable `{{{var}}}` has no matching parameter; add `{var}: String` to the function"),
@@ -231,6 +233,12 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
         }
     }
 }
+
+/// The message of the compile-time check on a resolver's return type, for what syntax
+/// cannot see (`Outcome` imported by name, aliases).
+pub const RESOLVER_INPUT_REQUIRED: &str = "a resolver returns a value or a question (`Elicit<T>`, `Sample`, \
+`ListRoots`), not a `protocol::Outcome` or an `InputRequiredResult`: the framework builds that from the questions \
+of all the tool's resolvers";
 
 const ONE_QUESTION: &str = "a resolver asks at most one question: it returns a plain value or exactly one of \
 `Elicit<T>`, `Sample`, `ListRoots`; split this into one resolver per question (one may depend on the other)";

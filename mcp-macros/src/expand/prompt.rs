@@ -13,19 +13,40 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
     let super::Common { name, companion, setters } = super::common(model, function);
 
-    let arguments = model.arguments().map(|p| {
+    let arguments = model.maybe_arguments().map(|p| {
         let wire = p.wire_name();
+        let ty = &p.ty;
+        if p.role == ParamRole::ContextOrArgument {
+            let description = match p.description() {
+                Some(d) => quote!(::core::option::Option::Some(#d)),
+                None => quote!(::core::option::Option::None),
+            };
+            return quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                __mcp_arguments.extend((&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_prompt_argument(#wire, #description));
+            }};
+        }
         let description = p.description().map(|d| quote!(.with_description(#d)));
-        let required = types::option_inner(&p.ty).is_none();
+        let required = types::option_inner(ty).is_none();
         quote! {
-            __mcp_crate::protocol::PromptArgument::new(#wire) #description .with_required(#required)
+            __mcp_arguments.push(
+                __mcp_crate::protocol::PromptArgument::new(#wire) #description .with_required(#required)
+            );
         }
     });
-    let bindings = model.arguments().map(|p| {
+    let bindings = model.maybe_arguments().map(|p| {
         let wire = p.wire_name();
         let local = local(p);
         let ty = &p.ty;
         match types::option_inner(ty) {
+            _ if p.role == ParamRole::ContextOrArgument => quote_spanned! {ty.span()=>
+                let #local: #ty = {
+                    #[allow(unused_imports)]
+                    use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                    (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_prompt_bind(&__mcp_ctx, &__mcp_args, #wire)?
+                };
+            },
             Some(inner) => quote_spanned! {inner.span()=>
                 let #local: #ty = __mcp_crate::__private::prompt_arg::<#inner>(&__mcp_args, #wire)?;
             },
@@ -43,7 +64,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         model,
         |value, span| quote_spanned!(span=> __mcp_crate::__private::prompt_outcome(#value)),
     );
-    let uses_args = model.arguments().next().is_some();
+    let uses_args = model.reads_arguments();
     let args_decl = if uses_args {
         quote!(let __mcp_args = __mcp_params.arguments.unwrap_or_default();)
     } else {
@@ -61,9 +82,11 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 const NAME: &'static str = #name;
 
                 fn definition() -> __mcp_crate::protocol::Prompt {
-                    let arguments: ::std::vec::Vec<__mcp_crate::protocol::PromptArgument> = ::std::vec![#(#arguments),*];
+                    #[allow(unused_mut)]
+                    let mut __mcp_arguments: ::std::vec::Vec<__mcp_crate::protocol::PromptArgument> = ::std::vec::Vec::new();
+                    #(#arguments)*
                     let __mcp_prompt = __mcp_crate::protocol::Prompt::new(#name) #setters;
-                    if arguments.is_empty() { __mcp_prompt } else { __mcp_prompt.with_arguments(arguments) }
+                    if __mcp_arguments.is_empty() { __mcp_prompt } else { __mcp_prompt.with_arguments(__mcp_arguments) }
                 }
 
                 fn get(

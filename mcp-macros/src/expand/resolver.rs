@@ -10,6 +10,7 @@ use syn::spanned::Spanned;
 use super::{convert_error_to_stop, local};
 use crate::model::{FnModel, ParamRole};
 use crate::types;
+use crate::validate::RESOLVER_INPUT_REQUIRED;
 
 /// `name` spelled as a type: `(Ch<'n'>, Ch<'a'>, Ch<'m'>, Ch<'e'>)`.
 pub fn spelled(name: &str, span: Span) -> TokenStream {
@@ -88,9 +89,29 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         let local = local(p);
         let ty = &p.ty;
         match p.role {
-            // Only tools have `ContextOrArgument` parameters.
-            ParamRole::Context | ParamRole::ContextOrArgument => {
+            ParamRole::Context => {
                 bindings.push(quote!(let #local = ::core::clone::Clone::clone(__mcp_round.context());));
+            }
+            ParamRole::ContextOrArgument => {
+                // The request context or the tool's argument, chosen by a constant that
+                // asks whether the type is `mcp::Context`.
+                let name = spelled(&p.wire_name(), ty.span());
+                let (inner, by_ref) = match ty {
+                    syn::Type::Reference(r) => (&*r.elem, true),
+                    other => (other, false),
+                };
+                let arg = quote_spanned! {ty.span()=>
+                    __mcp_crate::__private::ResolverArg<#inner, #name, { __mcp_crate::__private::Probe::<#inner>::IS_CONTEXT }>
+                };
+                bounds.push(quote_spanned!(ty.span()=> __McpArgs: #arg));
+                let get = quote_spanned! {ty.span()=>
+                    <__McpArgs as #arg>::resolver_arg(__mcp_args, __mcp_round.context())
+                };
+                bindings.push(if by_ref {
+                    quote!(let #local: &#inner = #get;)
+                } else {
+                    quote!(let #local: #ty = ::core::clone::Clone::clone(#get);)
+                });
             }
             ParamRole::ContextRef => bindings.push(quote!(let #local = __mcp_round.context();)),
             ParamRole::Resolve => {
@@ -143,17 +164,18 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         Some(q) => quote_spanned!(q.span()=> __mcp_round.fulfil::<Self, #q>(__mcp_ret).await),
         None => quote!(__mcp_crate::__private::Round::value(__mcp_ret)),
     };
-    // A plain return type that is a question behind an alias would be taken as a value.
+    // A plain return type that is a question behind an alias would be taken as a value;
+    // one that is a `protocol::Outcome` (under any name) is the framework's to build.
     let alias_check = match (&question, &model.ret) {
         (None, Some(ret)) => {
             let top = types::result_ok(ret).unwrap_or(ret);
+            let input_required = RESOLVER_INPUT_REQUIRED.replace('{', "{{").replace('}', "}}");
             quote_spanned! {top.span()=>
-                #[allow(unused_imports)]
-                use __mcp_crate::__private::ProbeFallback as _;
                 const _: () = ::core::assert!(
                     !__mcp_crate::__private::Probe::<#top>::IS_QUESTION,
                     "this return type is a question behind an alias or wrapper: write `Elicit<T>`, `Sample` or `ListRoots` itself as the resolver's return type (or the `Ok` of a `Result`)"
                 );
+                const _: () = ::core::assert!(!__mcp_crate::__private::Probe::<#top>::IS_INPUT_REQUIRED, #input_required);
             }
         }
         _ => TokenStream::new(),
@@ -163,6 +185,9 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         #companion
 
         const _: () = {
+            #[allow(unused_imports)]
+            use __mcp_crate::__private::ProbeFallback as _;
+
             #resolver_impl
             #alias_check
 

@@ -13,7 +13,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let ident = &model.ident;
     let super::Common { name, companion, setters } = super::common(model, function);
     let uri = model.options.uri.as_ref().map_or_else(String::new, syn::LitStr::value);
-    let is_template = template_variables(&uri).is_ok_and(|v| !v.is_empty());
+    let vars = template_variables(&uri).unwrap_or_default();
+    let is_template = !vars.is_empty();
     let mime = model.options.mime_type.as_ref().map(|m| quote!(.with_mime_type(#m)));
     let mime_ref = match &model.options.mime_type {
         Some(m) => quote!(::core::option::Option::Some(#m)),
@@ -30,12 +31,21 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             __mcp_crate::items::ResourceKind::Static(__mcp_crate::protocol::Resource::new(#uri, #name) #setters #mime)
         }
     };
-    let bindings = model.arguments().map(|p| {
+    // A parameter named after a URI variable is that variable; any other one spelled
+    // `Context` must be `mcp::Context` (checked by its type).
+    let is_var = |p: &&crate::model::Param| vars.contains(&p.wire_name());
+    let bindings = model.maybe_arguments().map(|p| {
         let wire = p.wire_name();
         let local = local(p);
         let ty = &p.ty;
-        quote_spanned! {ty.span()=>
-            let #local: #ty = __mcp_crate::__private::template_var::<#ty>(&__mcp_vars, #wire)?;
+        if is_var(&p) {
+            quote_spanned! {ty.span()=>
+                let #local: #ty = __mcp_crate::__private::template_var::<#ty>(&__mcp_vars, #wire)?;
+            }
+        } else {
+            quote_spanned! {ty.span()=>
+                let #local: #ty = <#ty as __mcp_crate::__private::TemplateContext>::template_context(&__mcp_ctx);
+            }
         }
     });
     let injected = injected_bindings(model);
@@ -55,7 +65,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     };
     let ctx_name =
         if model.params.iter().any(|p| p.role != ParamRole::Argument) { quote!(__mcp_ctx) } else { quote!(_) };
-    let vars_name = if model.arguments().next().is_some() { quote!(__mcp_vars) } else { quote!(_) };
+    let vars_name = if model.maybe_arguments().any(|p| is_var(&p)) { quote!(__mcp_vars) } else { quote!(_) };
 
     quote! {
         #companion

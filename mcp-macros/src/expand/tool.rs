@@ -219,18 +219,20 @@ fn annotations(model: &FnModel) -> TokenStream {
 
 /// The `Resolve` parameters: build the tool's plan once, then run one round of its
 /// resolvers against the decoded arguments, returning the round's questions if any are open.
+/// (Resolvers read the tool's arguments by name, including those spelled `Context` that
+/// are a user's type; a resolver asking for an `mcp::Context` takes the request context.)
 fn resolved_bindings(model: &FnModel) -> TokenStream {
     let resolved: Vec<_> = model.params.iter().filter(|p| p.role == ParamRole::Resolve).collect();
     if resolved.is_empty() {
         return TokenStream::new();
     }
     let name = model.name();
-    let fields = model.arguments().map(|p| {
+    let fields = model.maybe_arguments().map(|p| {
         let local = local(p);
         let ty = &p.ty;
         quote!(#local: &'__mcp #ty)
     });
-    let arg_impls = model.arguments().map(|p| {
+    let arg_impls = model.maybe_arguments().map(|p| {
         let local = local(p);
         let ty = &p.ty;
         let spelled = super::resolver::spelled(&p.wire_name(), proc_macro2::Span::call_site());
@@ -243,7 +245,7 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
             }
         }
     });
-    let inits = model.arguments().map(|p| {
+    let inits = model.maybe_arguments().map(|p| {
         let local = local(p);
         quote!(#local: &#local)
     });

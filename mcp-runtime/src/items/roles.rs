@@ -1,18 +1,30 @@
-//! Which role a tool parameter spelled `Context` plays, decided by its type rather than
-//! its name: `mcp::Context` is the request context; a user's own type that happens to be
-//! called `Context` is an ordinary argument (in the input schema, decoded from JSON).
+//! Which role a parameter spelled `Context` plays, decided by its type rather than its
+//! name: `mcp::Context` is the request context; a user's own type that happens to be
+//! called `Context` is an ordinary argument (a tool argument decoded from JSON, a prompt
+//! argument parsed from its string, a URI template variable, or, in a resolver, the
+//! tool's argument of the same name).
 //!
-//! The generated code calls methods on `&Slot::<T>::NEW`. Method resolution tries
+//! Tools and prompts call methods on `&Slot::<T>::NEW`. Method resolution tries
 //! [`ContextViaContext`] first, which exists only for `Slot<mcp::Context>`, and falls
 //! back to [`ContextViaArgument`] (autoref dispatch: the compiler decides, for the
-//! concrete type, with no runtime cost).
+//! concrete type, with no runtime cost). The fallback's bounds sit on its methods, so a
+//! user type that lacks one gets that trait's own message.
+//!
+//! A resource template's parameter named after a URI variable is that variable, whatever
+//! its type; any other one must be `mcp::Context` ([`TemplateContext`]).
+//!
+//! A resolver decides in its `where` clause, so the choice is a constant:
+//! `Probe::<T>::IS_CONTEXT` selects the [`ResolverArg`] impl that lends the context or the
+//! one that needs the tool's argument.
 
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use super::args::{ToolParam, arg};
+use super::args::{StrParam, ToolParam, arg, missing_arg, prompt_arg};
+use super::resolver_args::ToolArg;
 use super::schema::{InputSchema, ToolParamSchema};
-use crate::Context;
-use crate::protocol::{CallToolResult, JsonObject};
+use crate::protocol::{CallToolResult, JsonObject, PromptArgument};
+use crate::{Context, Error};
 
 /// Names a parameter type for role dispatch.
 pub struct Slot<T>(PhantomData<T>);
@@ -22,9 +34,12 @@ impl<T> Slot<T> {
     pub const NEW: Self = Slot(PhantomData);
 }
 
+/// Prompt arguments as they arrive: name to string.
+type PromptArgs = BTreeMap<String, String>;
+
 /// First choice: the parameter is `mcp::Context`, injected.
 pub trait ContextViaContext {
-    /// A clone of the request context.
+    /// Tools: a clone of the request context.
     fn __mcp_bind(
         &self,
         ctx: &Context,
@@ -32,8 +47,12 @@ pub trait ContextViaContext {
         name: &str,
         tool: &str,
     ) -> Result<Context, CallToolResult>;
-    /// Nothing: the context is not an argument.
+    /// Tools: nothing, the context is not an argument.
     fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>);
+    /// Prompts: no argument in the definition.
+    fn __mcp_prompt_argument(&self, name: &str, description: Option<&str>) -> Option<PromptArgument>;
+    /// Prompts: a clone of the request context.
+    fn __mcp_prompt_bind(&self, ctx: &Context, args: &PromptArgs, name: &str) -> Result<Context, Error>;
 }
 
 impl ContextViaContext for Slot<Context> {
@@ -42,23 +61,100 @@ impl ContextViaContext for Slot<Context> {
     }
 
     fn __mcp_schema(&self, _: &mut InputSchema, _: &str, _: Option<&str>) {}
+
+    fn __mcp_prompt_argument(&self, _: &str, _: Option<&str>) -> Option<PromptArgument> {
+        None
+    }
+
+    fn __mcp_prompt_bind(&self, ctx: &Context, _: &PromptArgs, _: &str) -> Result<Context, Error> {
+        Ok(ctx.clone())
+    }
 }
 
 /// Second choice: any other type is a required argument.
 pub trait ContextViaArgument<T> {
-    /// The decoded argument.
-    fn __mcp_bind(&self, ctx: &Context, args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult>;
-    /// Its entry in the input schema.
-    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>);
+    /// Tools: the decoded argument.
+    fn __mcp_bind(&self, ctx: &Context, args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult>
+    where
+        T: ToolParam;
+    /// Tools: its entry in the input schema.
+    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>)
+    where
+        T: ToolParamSchema;
+    /// Prompts: its entry in the definition (required: a `Context` type is not an `Option`).
+    fn __mcp_prompt_argument(&self, name: &str, description: Option<&str>) -> Option<PromptArgument>;
+    /// Prompts: the parsed argument.
+    fn __mcp_prompt_bind(&self, ctx: &Context, args: &PromptArgs, name: &str) -> Result<T, Error>
+    where
+        T: StrParam;
 }
 
-impl<T: ToolParam + ToolParamSchema> ContextViaArgument<T> for &Slot<T> {
-    fn __mcp_bind(&self, _: &Context, args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult> {
+impl<T> ContextViaArgument<T> for &Slot<T> {
+    fn __mcp_bind(&self, _: &Context, args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult>
+    where
+        T: ToolParam,
+    {
         arg::<T>(args, name, tool)
     }
 
-    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>) {
+    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>)
+    where
+        T: ToolParamSchema,
+    {
         schema.param::<T>(name, description, true, None);
+    }
+
+    fn __mcp_prompt_argument(&self, name: &str, description: Option<&str>) -> Option<PromptArgument> {
+        let argument = PromptArgument::new(name).with_required(true);
+        Some(match description {
+            Some(description) => argument.with_description(description),
+            None => argument,
+        })
+    }
+
+    fn __mcp_prompt_bind(&self, _: &Context, args: &PromptArgs, name: &str) -> Result<T, Error>
+    where
+        T: StrParam,
+    {
+        prompt_arg::<T>(args, name)?.ok_or_else(|| missing_arg(name))
+    }
+}
+
+/// A resource template's parameter that names no URI variable: only the request context
+/// can be one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `mcp::Context`, and no variable of the URI template has this parameter's name",
+    label = "not a URI template variable",
+    note = "name the parameter after a `{{variable}}` of the URI (or `#[mcp(rename = \"variable\")]`), or take `mcp::Context` here"
+)]
+pub trait TemplateContext {
+    /// The value, from the request context.
+    fn template_context(ctx: &Context) -> Self;
+}
+
+impl TemplateContext for Context {
+    fn template_context(ctx: &Context) -> Self {
+        ctx.clone()
+    }
+}
+
+/// A resolver parameter spelled `Context` (by value or by reference), as the tools
+/// arguments type `Self` provides it: with `CONTEXT` (`Probe::<T>::IS_CONTEXT`), the
+/// request context; without, the tool's argument named `Name`.
+pub trait ResolverArg<T, Name, const CONTEXT: bool> {
+    /// The value, lent.
+    fn resolver_arg<'a>(&'a self, ctx: &'a Context) -> &'a T;
+}
+
+impl<A: ?Sized, Name> ResolverArg<Context, Name, true> for A {
+    fn resolver_arg<'a>(&'a self, ctx: &'a Context) -> &'a Context {
+        ctx
+    }
+}
+
+impl<A: ?Sized + ToolArg<Name, Ty = T>, Name, T> ResolverArg<T, Name, false> for A {
+    fn resolver_arg<'a>(&'a self, _: &'a Context) -> &'a T {
+        self.tool_arg()
     }
 }
 
@@ -70,10 +166,16 @@ mod tests {
     #[allow(unused_imports)]
     use super::{ContextViaArgument as _, ContextViaContext as _};
 
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[allow(dead_code)] // only its schema is used
+    #[derive(serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
     struct Context {
         depth: u32,
+    }
+
+    impl std::str::FromStr for Context {
+        type Err = std::num::ParseIntError;
+        fn from_str(s: &str) -> Result<Self, Self::Err> {
+            Ok(Context { depth: s.parse()? })
+        }
     }
 
     #[test]
@@ -85,5 +187,46 @@ mod tests {
         let properties = schema.get("properties").and_then(|p| p.as_object()).expect("properties");
         assert!(properties.contains_key("context"));
         assert!(!properties.contains_key("ctx"), "mcp::Context is not an argument");
+    }
+
+    fn request_context() -> crate::Context {
+        crate::Context::new(crate::RequestContext::internal(crate::handler::ServerHandle::new()), None, None)
+    }
+
+    #[test]
+    fn a_user_type_named_context_is_a_prompt_argument() {
+        let argument = (&Slot::<Context>::NEW).__mcp_prompt_argument("context", Some("how deep"));
+        assert_eq!(argument, Some(PromptArgument::new("context").with_description("how deep").with_required(true)));
+        assert_eq!((&Slot::<crate::Context>::NEW).__mcp_prompt_argument("ctx", None), None);
+
+        let args = PromptArgs::from([("context".to_owned(), "3".to_owned())]);
+        let ctx = request_context();
+        assert_eq!((&Slot::<Context>::NEW).__mcp_prompt_bind(&ctx, &args, "context").ok(), Some(Context { depth: 3 }));
+        let missing = (&Slot::<Context>::NEW).__mcp_prompt_bind(&ctx, &PromptArgs::new(), "context");
+        assert!(missing.expect_err("required").to_string().starts_with("Missing required argument: context"));
+        assert!((&Slot::<crate::Context>::NEW).__mcp_prompt_bind(&ctx, &PromptArgs::new(), "ctx").is_ok());
+    }
+
+    struct Arguments {
+        context: Context,
+    }
+
+    impl ToolArg<(super::super::resolver_args::Ch<'c'>,)> for Arguments {
+        type Ty = Context;
+        fn tool_arg(&self) -> &Context {
+            &self.context
+        }
+    }
+
+    #[test]
+    fn a_resolver_reads_a_user_context_from_the_tool() {
+        use super::super::resolver_args::Ch;
+        let ctx = request_context();
+        let args = Arguments { context: Context { depth: 5 } };
+        let user: &Context = <Arguments as ResolverArg<Context, (Ch<'c'>,), false>>::resolver_arg(&args, &ctx);
+        assert_eq!(user, &Context { depth: 5 });
+        let _request: &crate::Context =
+            <Arguments as ResolverArg<crate::Context, (Ch<'x'>,), true>>::resolver_arg(&args, &ctx);
+        let _template: crate::Context = <crate::Context as TemplateContext>::template_context(&ctx);
     }
 }
