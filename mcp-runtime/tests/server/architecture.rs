@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("protocol", 1),
     ("wire", 1),
-    ("error", 1),
     ("handler", 2),
     ("items", 3),
     ("resolve", 3),
@@ -26,7 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Items re-exported at the crate root, and the module each comes from.
 const ROOT_REEXPORTS: &[(&str, &str)] = &[
-    ("Error", "error"),
+    ("Error", "protocol"),
     ("Context", "handler"),
     ("RequestContext", "handler"),
     ("Blob", "items"),
