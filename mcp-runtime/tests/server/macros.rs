@@ -59,7 +59,7 @@ async fn ask_name(ctx: Context) -> mcp::protocol::CallToolOutcome {
                 "name",
                 InputRequest::Elicit(mcp::protocol::ElicitRequestParams::form("Name?", schema)),
             )
-            .with_state("s1")
+            .with_state("plain:s1")
             .into()
         }
     }
@@ -195,7 +195,7 @@ async fn a_tool_reads_answers_and_state_from_context() {
     let first = call(&client, "ask_name", json!({})).await;
     assert_eq!(first["resultType"], "input_required");
     let sealed = first["requestState"].as_str().unwrap_or_default().to_owned();
-    assert!(sealed.starts_with("v1.") && !sealed.contains("s1"), "macro servers seal state by default: {sealed}");
+    assert!(sealed.starts_with("v1.") && !sealed.contains("plain:s1"), "macro servers seal state by default: {sealed}");
     let retry = client
         .request(
             "tools/call",
@@ -204,7 +204,7 @@ async fn a_tool_reads_answers_and_state_from_context() {
         )
         .await
         .unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(retry["content"][0]["text"], "Hello, Ada! (state Some(\"s1\"))");
+    assert_eq!(retry["content"][0]["text"], "Hello, Ada! (state Some(\"plain:s1\"))");
 }
 
 #[tokio::test]
