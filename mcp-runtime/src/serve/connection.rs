@@ -67,6 +67,7 @@ macro_rules! connection_settings {
         }
     };
 }
+#[cfg(feature = "stdio")]
 pub(crate) use connection_settings;
 
 /// Serves a server on a byte stream of newline-delimited JSON (a socket, a pipe, an

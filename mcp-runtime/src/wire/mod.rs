@@ -5,6 +5,7 @@
 //! transports and the client drive them from their own readers; the workspace's test
 //! support and load tools use them the same way.
 
+#[cfg(any(feature = "server", feature = "client"))]
 pub(crate) mod framing;
 pub mod headers;
 pub mod sse;
