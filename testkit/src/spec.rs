@@ -65,7 +65,14 @@ pub fn schema(schema_version: &str) -> Arc<Value> {
         .clone()
 }
 
-/// A validator for the definition `def` (a key of `$defs`) of a spec version's schema.
+/// Where a schema keeps its definitions: `$defs` (2020-12, from 2025-11-25 on) or
+/// `definitions` (draft-07, the older revisions).
+fn definitions_key(document: &Value) -> &'static str {
+    if document.get("$defs").is_some() { "$defs" } else { "definitions" }
+}
+
+/// A validator for the definition `def` (a key of `$defs`, or `definitions` in the draft-07
+/// schemas of 2024-11-05 to 2025-06-18) of a spec version's schema.
 ///
 /// It is the whole schema document with its root `$ref` pointed at `#/$defs/<def>`, so
 /// every other definition stays resolvable. Formats (`uri`, ...) are asserted, not just
@@ -78,12 +85,13 @@ pub fn validator(schema_version: &str, def: &str) -> jsonschema::Validator {
         return v.clone();
     }
     let document = schema(schema_version);
-    assert!(document.pointer(&format!("/$defs/{def}")).is_some(), "schema {schema_version} has no definition {def:?}");
+    let pointer = format!("/{}/{def}", definitions_key(&document));
+    assert!(document.pointer(&pointer).is_some(), "schema {schema_version} has no definition {def:?}");
     let mut root = (*document).clone();
     let Value::Object(map) = &mut root else {
         panic!("schema {schema_version} is not a JSON object");
     };
-    map.insert("$ref".to_owned(), Value::String(format!("#/$defs/{def}")));
+    map.insert("$ref".to_owned(), Value::String(format!("#{pointer}")));
     let built = jsonschema::options()
         .should_validate_formats(true)
         .build(&root)
@@ -109,7 +117,8 @@ pub const LEGACY: &str = "2025-11-25";
 
 /// Whether the schema of `version` defines `def`.
 pub fn has_definition(version: &str, def: &str) -> bool {
-    schema(version).pointer(&format!("/$defs/{def}")).is_some()
+    let document = schema(version);
+    document.pointer(&format!("/{}/{def}", definitions_key(&document))).is_some()
 }
 
 /// Check `instance` against `def` of `version`; the error lists every violation.

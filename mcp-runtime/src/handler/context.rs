@@ -12,7 +12,7 @@ use crate::Error;
 use crate::protocol::{
     ClientCapabilities, ElicitRequestParams, ElicitResult, Implementation, InputRequest, InputResponse,
     JsonRpcNotification, ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken, RequestId,
-    methods,
+    Revision, methods,
 };
 
 /// The request a handler is serving.
@@ -77,9 +77,29 @@ impl RequestContext {
         &self.inner.protocol_version
     }
 
-    /// Whether the request belongs to a legacy (`initialize`, 2025-11-25) session.
+    /// Whether the request belongs to a legacy (`initialize`, 2025-11-25 and older) session.
     pub fn is_legacy(&self) -> bool {
         self.inner.legacy
+    }
+
+    /// The revision of [`protocol_version`](Self::protocol_version), when this crate knows it.
+    ///
+    /// A handler that builds results by hand can ask what the client understands; results
+    /// for older revisions are trimmed by the server anyway.
+    ///
+    /// ```
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult, Revision};
+    ///
+    /// let server = mcp::Server::builder("versions", "1.0.0")
+    ///     .on_call_tool(|ctx, _params| async move {
+    ///         let structured = ctx.revision().is_some_and(|r| r >= Revision::V2025_06_18);
+    ///         Ok(CallToolOutcome::from(CallToolResult::text(format!("structured output: {structured}"))))
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn revision(&self) -> Option<Revision> {
+        Revision::parse(&self.inner.protocol_version)
     }
 
     /// The client's capabilities: per request in 2026-07-28, per session in legacy sessions.
@@ -127,6 +147,8 @@ impl RequestContext {
         let Some(token) = self.inner.progress_token.clone() else {
             return;
         };
+        // A 2024-11-05 session's progress notification has no `message`.
+        let message = message.filter(|_| self.revision().is_none_or(Revision::has_progress_message));
         let params = ProgressParams { progress_token: token, progress, total, message, meta: None };
         self.send_notification(methods::NOTIFICATION_PROGRESS, &params).await;
     }
@@ -158,6 +180,24 @@ impl RequestContext {
             return Err(Error::internal(
                 "server-to-client requests exist only in 2025-11-25 sessions; return an InputRequiredResult instead",
             ));
+        }
+        if let Some(revision) = self.revision() {
+            let missing = match &request {
+                InputRequest::Elicit(ElicitRequestParams::Form(_)) => !revision.has_elicitation(),
+                InputRequest::Elicit(ElicitRequestParams::Url(_)) => !revision.has_url_elicitation(),
+                InputRequest::Sample(p) => p.uses_tools() && !revision.has_sampling_tools(),
+                InputRequest::ListRoots(_) => false,
+            };
+            if missing {
+                return Err(Error::internal(format!(
+                    "protocol {revision} has no {}; the client would not understand it",
+                    match &request {
+                        InputRequest::Elicit(ElicitRequestParams::Url(_)) => "URL-mode elicitation",
+                        InputRequest::Elicit(_) => "elicitation",
+                        _ => "sampling with tools",
+                    }
+                )));
+            }
         }
         let caps = &self.inner.client_capabilities;
         let declared = match &request {

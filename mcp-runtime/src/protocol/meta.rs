@@ -13,8 +13,10 @@ pub const LATEST_LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
 /// Modern versions served statelessly with per-request `_meta`.
 pub const SUPPORTED_MODERN_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 
-/// Legacy versions accepted by `initialize`, newest first.
-pub const SUPPORTED_LEGACY_VERSIONS: &[&str] = &[LATEST_LEGACY_PROTOCOL_VERSION, "2025-06-18", "2025-03-26"];
+/// Legacy versions accepted by `initialize`, newest first. Each session gets only what its
+/// revision defines (see [`Revision`](super::Revision)).
+pub const SUPPORTED_LEGACY_VERSIONS: &[&str] =
+    &[LATEST_LEGACY_PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Reserved `_meta` keys.
 pub mod keys {

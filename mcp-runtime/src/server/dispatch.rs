@@ -20,7 +20,8 @@ use crate::handler::{AuthInfo, ContextInner, Handler, LegacyState, Payload, Repl
 use crate::items::ListKind;
 use crate::protocol::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest, LoggingLevel,
-    ProgressToken, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, keys, methods,
+    ProgressToken, Revision, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, downgrade_result,
+    keys, methods,
 };
 
 fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
@@ -124,11 +125,11 @@ impl Server {
     /// A list served by the macro items, finished and encoded once (no cursor: the item
     /// lists are not paginated).
     fn encoded_list(&self, route: Route, params: Option<&JsonObject>, legacy: bool) -> Result<Option<Arc<str>>, Error> {
-        let kind = match route {
-            Route::ListTools => ListKind::Tools,
-            Route::ListPrompts => ListKind::Prompts,
-            Route::ListResources => ListKind::Resources,
-            Route::ListResourceTemplates => ListKind::ResourceTemplates,
+        let (kind, method) = match route {
+            Route::ListTools => (ListKind::Tools, methods::TOOLS_LIST),
+            Route::ListPrompts => (ListKind::Prompts, methods::PROMPTS_LIST),
+            Route::ListResources => (ListKind::Resources, methods::RESOURCES_LIST),
+            Route::ListResourceTemplates => (ListKind::ResourceTemplates, methods::RESOURCES_TEMPLATES_LIST),
             _ => return Ok(None),
         };
         let server = self.inner();
@@ -144,7 +145,8 @@ impl Server {
                 };
                 let reply = Reply::Complete { result, cacheable: true };
                 let value = if legacy {
-                    finish_legacy(reply)?
+                    // Only 2025-11-25 sessions share the cached list; older ones are trimmed.
+                    finish_legacy(reply, method, Revision::V2025_11_25)?
                 } else {
                     finish_modern(server, reply, &crate::protocol::ClientCapabilities::default())?
                 };
@@ -189,6 +191,8 @@ impl Server {
         let progress_token = meta_of(params.as_ref())
             .and_then(|m| m.get(keys::PROGRESS_TOKEN))
             .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        // `initialize` only accepts the versions `Revision` names.
+        let revision = Revision::parse(&state.version).unwrap_or(Revision::V2025_11_25);
         let ctx = RequestContext::new(ContextInner {
             id,
             protocol_version: state.version,
@@ -205,11 +209,13 @@ impl Server {
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern
         // one, so that no handler ever sees state this server did not seal.
-        if let Some(text) = self.encoded_list(route, params.as_ref(), true)? {
+        if revision == Revision::V2025_11_25
+            && let Some(text) = self.encoded_list(route, params.as_ref(), true)?
+        {
             return Ok(Payload::Encoded(text));
         }
         let reply = self.inner().stack.call(Request::new(ctx, method, params)).await?;
-        finish_legacy(reply).map(Payload::Value)
+        finish_legacy(reply, method, revision).map(Payload::Value)
     }
 
     fn initialize(&self, session: &Session, params: Option<JsonObject>) -> Result<Value, Error> {
@@ -227,6 +233,7 @@ impl Server {
             log_level: None,
         });
         let server = self.inner();
+        let revision = Revision::parse(&version).unwrap_or(Revision::V2025_11_25);
         let result = InitializeResult {
             protocol_version: version,
             capabilities: server.capabilities.clone(),
@@ -234,7 +241,13 @@ impl Server {
             instructions: server.instructions.clone(),
             meta: None,
         };
-        serde_json::to_value(result).map_err(|e| Error::internal(e.to_string()))
+        let mut result = match serde_json::to_value(result) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err(Error::internal("Internal error")),
+            Err(e) => return Err(Error::internal(e.to_string())),
+        };
+        downgrade_result(methods::INITIALIZE, &mut result, revision);
+        Ok(Value::Object(result))
     }
 }
 

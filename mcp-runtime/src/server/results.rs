@@ -8,8 +8,8 @@ use super::ServerInner;
 use crate::Error;
 use crate::handler::Reply;
 use crate::protocol::{
-    ClientCapabilities, ElicitationCapability, InputRequiredResult, JsonObject, ResultType, SamplingCapability, keys,
-    missing_capability,
+    ClientCapabilities, ElicitationCapability, InputRequiredResult, JsonObject, ResultType, Revision,
+    SamplingCapability, downgrade_result, keys, missing_capability,
 };
 
 fn add_server_info(server: &ServerInner, result: &mut JsonObject) {
@@ -54,13 +54,15 @@ pub(crate) fn finish_modern(
     Ok(Value::Object(result))
 }
 
-/// Finish a result for a legacy (2025-11-25) session.
-pub(crate) fn finish_legacy(reply: Reply) -> Result<Value, Error> {
+/// Finish the result of `method` for a legacy session of `revision` (2024-11-05 to
+/// 2025-11-25): no modern fields, and nothing the revision does not define.
+pub(crate) fn finish_legacy(reply: Reply, method: &str, revision: Revision) -> Result<Value, Error> {
     match reply {
         Reply::Complete { mut result, .. } => {
             result.remove("resultType");
             result.remove("ttlMs");
             result.remove("cacheScope");
+            downgrade_result(method, &mut result, revision);
             Ok(Value::Object(result))
         }
         Reply::InputRequired(_) => {

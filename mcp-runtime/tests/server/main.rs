@@ -12,4 +12,5 @@ mod layers;
 mod limits;
 mod macros;
 mod memory_pairing;
+mod revisions;
 mod spec_examples;
