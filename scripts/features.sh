@@ -15,6 +15,7 @@ combos=(
   "--no-default-features --features client"
   "--no-default-features --features client,stdio"
   "--no-default-features --features server,client,stdio"
+  "--no-default-features --features cli"
   "--no-default-features"
   "--all-features"
 )

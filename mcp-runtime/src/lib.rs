@@ -17,7 +17,8 @@
 //! | 2 | [`handler`] | the handler abstraction: [`handler::Handler`], [`RequestContext`] |
 //! | 1 | [`protocol`], [`wire`] | the wire model and [`Error`], the one JSON-RPC error type; framing, headers, SSE |
 //!
-//! Cargo features (all on by default): `server`, `client`, `stdio`, `http` and `macros`.
+//! Cargo features (all on by default): `server`, `client`, `stdio`, `http`, `macros` and
+//! `cli` ([`cli::run`]: the `stdio | http HOST:PORT | describe` command line).
 //! A stdio-only server builds with `default-features = false, features = ["server",
 //! "stdio", "macros"]` and pulls in no HTTP stack; a client with `["client", "http"]`
 //! builds without the server.
@@ -60,6 +61,10 @@ pub mod serve;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub mod cli;
+
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use handler::{Context, RequestContext};
@@ -81,8 +86,18 @@ pub use server::Server;
 #[doc(hidden)]
 pub mod __private;
 
-/// Re-exported so users need one dependency.
+/// Re-exported so users need one dependency for JSON values.
 pub use serde_json;
+
+/// Re-exported: the `serde` this crate was built with. Deriving through it needs
+/// `#[serde(crate = "mcp::serde")]`; depending on `serde` directly is simpler.
+pub use serde;
+
+/// Re-exported: the `schemars` (1.x) whose `JsonSchema` tool arguments and results implement.
+/// Deriving through it needs `#[schemars(crate = "mcp::schemars")]`.
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use schemars;
 
 /// The README's code blocks, compiled as doctests so they stay true.
 #[cfg(all(doctest, feature = "server", feature = "client", feature = "stdio", feature = "http", feature = "macros"))]
