@@ -7,8 +7,6 @@ use std::sync::{Arc, OnceLock};
 
 use tokio::sync::broadcast;
 
-use crate::items::{AddToolError, DynamicTool};
-
 /// Something a listener may want to hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -32,10 +30,8 @@ pub(crate) trait ItemSwitch: Send + Sync + 'static {
     fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool;
     /// Take a prompt out of service or put it back; false when nothing changed.
     fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool;
-    /// Add a tool built at run time; its name must be free.
-    fn add_tool(&self, tool: DynamicTool) -> Result<(), AddToolError>;
-    /// Remove a tool added at run time; false when there is none by that name.
-    fn remove_tool(&self, name: &str) -> bool;
+    /// The item router itself, for the methods it adds to [`ServerHandle`] (run-time tools).
+    fn as_any(&self) -> &(dyn std::any::Any + Send + Sync);
 }
 
 /// What a handler can do to the server it runs in: announce list and resource changes,
@@ -123,50 +119,9 @@ impl ServerHandle {
         changed
     }
 
-    /// Add a tool built at run time next to the `#[mcp::tool]` items, and tell listeners
-    /// the tool list changed. A name already taken is an error, and nothing changes.
-    ///
-    /// ```
-    /// use mcp::items::DynamicTool;
-    /// use mcp::protocol::{CallToolResult, Tool};
-    ///
-    /// let server = mcp::Server::builder("grows", "1.0.0").allow_dynamic_tools().build();
-    /// let handle = server.handle().clone(); // what handlers get from `ctx.server()`
-    /// let before = handle.tools_generation();
-    /// let ping = Tool::new("ping", "Answer pong.", serde_json::json!({"type": "object"}));
-    /// handle.add_tool(DynamicTool::new(ping, |_ctx, _p| async { Ok(CallToolResult::text("pong")) }))?;
-    /// assert_eq!(handle.tools_generation(), before + 1);
-    /// # Ok::<(), mcp::items::AddToolError>(())
-    /// ```
-    pub fn add_tool(&self, tool: DynamicTool) -> Result<(), AddToolError> {
-        match self.inner.items.get() {
-            Some(items) => items.add_tool(tool)?,
-            None => return Err(AddToolError::NoRegistry(tool.name().to_owned())),
-        }
-        self.notify_tools_list_changed();
-        Ok(())
-    }
-
-    /// Remove a tool added at run time (at build or while serving), and tell listeners
-    /// the tool list changed. Returns false when no such tool was added; `#[mcp::tool]`
-    /// items are switched off with [`set_tool_enabled`](Self::set_tool_enabled) instead.
-    ///
-    /// ```
-    /// use mcp::items::DynamicTool;
-    /// use mcp::protocol::{CallToolResult, Tool};
-    ///
-    /// let ping = Tool::new("ping", "Answer pong.", serde_json::json!({"type": "object"}));
-    /// let tool = DynamicTool::new(ping, |_ctx, _p| async { Ok(CallToolResult::text("pong")) });
-    /// let server = mcp::Server::builder("shrinks", "1.0.0").dynamic_tool(tool).build();
-    /// assert!(server.handle().remove_tool("ping"));
-    /// assert!(!server.handle().remove_tool("ping"));
-    /// ```
-    pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.inner.items.get().is_some_and(|items| items.remove_tool(name));
-        if removed {
-            self.notify_tools_list_changed();
-        }
-        removed
+    /// The item router, when the server has one.
+    pub(crate) fn items(&self) -> Option<&Arc<dyn ItemSwitch>> {
+        self.inner.items.get()
     }
 
     /// Receive every change announced from now on.

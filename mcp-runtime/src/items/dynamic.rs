@@ -4,8 +4,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use super::SharedItems;
 use crate::Error;
-use crate::handler::{BoxFuture, Context};
+use crate::handler::{BoxFuture, Context, ServerHandle};
 use crate::protocol::{CallToolOutcome, CallToolParams, Tool};
 
 type DynamicCall = Arc<dyn Fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>> + Send + Sync>;
@@ -136,3 +137,56 @@ impl std::fmt::Display for AddToolError {
 }
 
 impl std::error::Error for AddToolError {}
+
+/// The tool registry of the server behind `handle`, if it has one.
+fn registry(handle: &ServerHandle) -> Option<&SharedItems> {
+    handle.items().and_then(|items| items.as_any().downcast_ref::<SharedItems>())
+}
+
+impl ServerHandle {
+    /// Add a tool built at run time next to the `#[mcp::tool]` items, and tell listeners
+    /// the tool list changed. A name already taken is an error, and nothing changes.
+    ///
+    /// ```
+    /// use mcp::items::DynamicTool;
+    /// use mcp::protocol::{CallToolResult, Tool};
+    ///
+    /// let server = mcp::Server::builder("grows", "1.0.0").allow_dynamic_tools().build();
+    /// let handle = server.handle().clone(); // what handlers get from `ctx.server()`
+    /// let before = handle.tools_generation();
+    /// let ping = Tool::new("ping", "Answer pong.", serde_json::json!({"type": "object"}));
+    /// handle.add_tool(DynamicTool::new(ping, |_ctx, _p| async { Ok(CallToolResult::text("pong")) }))?;
+    /// assert_eq!(handle.tools_generation(), before + 1);
+    /// # Ok::<(), mcp::items::AddToolError>(())
+    /// ```
+    pub fn add_tool(&self, tool: DynamicTool) -> Result<(), AddToolError> {
+        match registry(self) {
+            Some(items) => items.add_tool(tool)?,
+            None => return Err(AddToolError::NoRegistry(tool.name().to_owned())),
+        }
+        self.notify_tools_list_changed();
+        Ok(())
+    }
+
+    /// Remove a tool added at run time (at build or while serving), and tell listeners
+    /// the tool list changed. Returns false when no such tool was added; `#[mcp::tool]`
+    /// items are switched off with [`set_tool_enabled`](Self::set_tool_enabled) instead.
+    ///
+    /// ```
+    /// use mcp::items::DynamicTool;
+    /// use mcp::protocol::{CallToolResult, Tool};
+    ///
+    /// let ping = Tool::new("ping", "Answer pong.", serde_json::json!({"type": "object"}));
+    /// let tool = DynamicTool::new(ping, |_ctx, _p| async { Ok(CallToolResult::text("pong")) });
+    /// let server = mcp::Server::builder("shrinks", "1.0.0").dynamic_tool(tool).build();
+    /// assert!(server.handle().remove_tool("ping"));
+    /// assert!(!server.handle().remove_tool("ping"));
+    /// ```
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = registry(self).is_some_and(|items| items.remove_tool(name));
+        if removed {
+            self.notify_tools_list_changed();
+        }
+        removed
+    }
+}

@@ -185,12 +185,8 @@ impl crate::handler::ItemSwitch for SharedItems {
         SharedItems::set_prompt_enabled(self, name, enabled)
     }
 
-    fn add_tool(&self, tool: DynamicTool) -> Result<(), AddToolError> {
-        SharedItems::add_tool(self, tool)
-    }
-
-    fn remove_tool(&self, name: &str) -> bool {
-        SharedItems::remove_tool(self, name)
+    fn as_any(&self) -> &(dyn std::any::Any + Send + Sync) {
+        self
     }
 }
 
