@@ -99,8 +99,9 @@ impl ServerHandle {
         let _ = self.inner.changes.send(Change::ResourceUpdated(uri.into()));
     }
 
-    /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
-    /// listeners the list changed. Returns false when no such macro tool is registered.
+    /// Take a `#[mcp::tool]` or a run-time tool out of `tools/list` and `tools/call` (or put
+    /// it back), and tell listeners the list changed. Returns false when no such tool is
+    /// registered or nothing changed.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
         let changed = self.inner.items.get().is_some_and(|items| items.set_tool_enabled(name, enabled));
         if changed {

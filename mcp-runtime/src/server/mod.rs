@@ -122,8 +122,9 @@ impl Server {
         self.inner.handle.notify_tools_list_changed();
     }
 
-    /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
-    /// listeners the list changed. Returns false when no such macro tool is registered.
+    /// Take a `#[mcp::tool]` or a run-time tool out of `tools/list` and `tools/call` (or put
+    /// it back), and tell listeners the list changed. Returns false when no such tool is
+    /// registered or nothing changed.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
         self.inner.handle.set_tool_enabled(name, enabled)
     }
