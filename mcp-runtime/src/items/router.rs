@@ -239,10 +239,12 @@ impl SharedItems {
     /// Remove a tool added at run time; false when there is none by that name (macro
     /// tools are switched off with `set_tool_enabled` instead).
     pub(crate) fn remove_tool(&self, name: &str) -> bool {
+        // Locks are always taken in this order: disabled, dynamic, encoded.
+        let mut disabled = write(&self.disabled_tools);
         let mut dynamic = write(&self.dynamic_tools);
         let Some(at) = dynamic.iter().position(|d| d.name() == name) else { return false };
         dynamic.remove(at);
-        write(&self.disabled_tools).remove(name);
+        disabled.remove(name);
         self.invalidate();
         true
     }
