@@ -30,6 +30,8 @@ pub(crate) trait ItemSwitch: Send + Sync + 'static {
     fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool;
     /// Take a prompt out of service or put it back; false when nothing changed.
     fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool;
+    /// The item router itself, for the methods it adds to [`ServerHandle`] (run-time tools).
+    fn as_any(&self) -> &(dyn std::any::Any + Send + Sync);
 }
 
 /// What a handler can do to the server it runs in: announce list and resource changes,
@@ -97,8 +99,9 @@ impl ServerHandle {
         let _ = self.inner.changes.send(Change::ResourceUpdated(uri.into()));
     }
 
-    /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
-    /// listeners the list changed. Returns false when no such macro tool is registered.
+    /// Take a `#[mcp::tool]` or a run-time tool out of `tools/list` and `tools/call` (or put
+    /// it back), and tell listeners the list changed. Returns false when no such tool is
+    /// registered or nothing changed.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
         let changed = self.inner.items.get().is_some_and(|items| items.set_tool_enabled(name, enabled));
         if changed {
@@ -115,6 +118,11 @@ impl ServerHandle {
             self.notify_prompts_list_changed();
         }
         changed
+    }
+
+    /// The item router, when the server has one.
+    pub(crate) fn items(&self) -> Option<&Arc<dyn ItemSwitch>> {
+        self.inner.items.get()
     }
 
     /// Receive every change announced from now on.

@@ -22,6 +22,7 @@
 pub(crate) mod args;
 #[cfg(feature = "macros")]
 pub(crate) mod convert;
+mod dynamic;
 #[cfg(feature = "macros")]
 pub(crate) mod probe;
 mod problem;
@@ -35,6 +36,7 @@ mod router;
 pub(crate) mod schema;
 pub mod template;
 
+pub use dynamic::{AddToolError, DynamicTool};
 pub use problem::{BuildProblem, ItemKind};
 #[cfg(feature = "macros")]
 pub(crate) use returns::structured as returns_structured;

@@ -12,6 +12,10 @@ pub enum ItemKind {
     Resource,
     /// A `#[mcp::resource]` URI template.
     ResourceTemplate,
+    /// A custom request method (`ServerBuilder::method`).
+    Method,
+    /// An extension declared in `capabilities.extensions` (`ServerBuilder::extension`).
+    Extension,
 }
 
 impl std::fmt::Display for ItemKind {
@@ -21,6 +25,8 @@ impl std::fmt::Display for ItemKind {
             ItemKind::Prompt => "prompt",
             ItemKind::Resource => "resource",
             ItemKind::ResourceTemplate => "resource template",
+            ItemKind::Method => "method",
+            ItemKind::Extension => "extension",
         })
     }
 }
@@ -56,13 +62,31 @@ pub enum BuildProblem {
     NoAudience,
     /// Request-state sealing could not be set up (for example, no randomness for a key).
     Sealing(String),
+    /// A custom method that cannot take its name: a built-in MCP method, a notification,
+    /// or a name JSON-RPC reserves.
+    InvalidMethod {
+        /// The method name as registered.
+        method: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// An extension whose identifier or settings are not valid.
+    InvalidExtension {
+        /// The extension identifier as declared.
+        id: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for BuildProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BuildProblem::Duplicate { kind: kind @ (ItemKind::Tool | ItemKind::Prompt), name } => {
+            BuildProblem::Duplicate { kind: kind @ (ItemKind::Tool | ItemKind::Prompt | ItemKind::Method), name } => {
                 write!(f, "two {kind}s are named `{name}`; {kind} names must be unique")
+            }
+            BuildProblem::Duplicate { kind: ItemKind::Extension, name } => {
+                write!(f, "extension `{name}` is declared twice")
             }
             BuildProblem::Duplicate { kind, name } => write!(f, "two {kind}s have the URI `{name}`"),
             BuildProblem::InvalidTemplate { template, reason } => write!(f, "resource template `{template}`: {reason}"),
@@ -74,6 +98,8 @@ impl std::fmt::Display for BuildProblem {
                  as its audience, so give the server a name or set an audience",
             ),
             BuildProblem::Sealing(why) => write!(f, "request-state sealing: {why}"),
+            BuildProblem::InvalidMethod { method, reason } => write!(f, "custom method `{method}`: {reason}"),
+            BuildProblem::InvalidExtension { id, reason } => write!(f, "extension `{id}`: {reason}"),
         }
     }
 }

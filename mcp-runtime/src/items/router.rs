@@ -1,8 +1,10 @@
 //! The registry of macro-defined items and the handlers that serve them.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use super::dynamic::{AddToolError, DynamicTool};
 use super::problem::{BuildProblem, ItemKind};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
@@ -28,6 +30,10 @@ pub(crate) struct Items {
     resources: Vec<Resource>,
     static_reads: HashMap<String, ResourceRead>,
     templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead)>,
+    /// Tools built at run time, registered at build.
+    dynamic_tools: Vec<DynamicTool>,
+    /// Serve tools from this registry even with none registered (tools come later).
+    allow_dynamic_tools: bool,
     /// Registration problems, reported by `try_build`.
     pub(crate) errors: Vec<BuildProblem>,
 }
@@ -35,11 +41,26 @@ pub(crate) struct Items {
 impl Items {
     pub(crate) fn add_tool<T: ToolDef>(&mut self) {
         let tool = T::definition();
-        if self.tool_calls.insert(tool.name.clone(), T::call).is_some() {
+        let taken = self.dynamic_tools.iter().any(|d| d.name() == tool.name);
+        if taken || self.tool_calls.insert(tool.name.clone(), T::call).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
         self.tools.push(tool);
+    }
+
+    pub(crate) fn add_dynamic_tool(&mut self, tool: DynamicTool) {
+        let taken =
+            self.tool_calls.contains_key(tool.name()) || self.dynamic_tools.iter().any(|d| d.name() == tool.name());
+        if taken {
+            self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name().to_owned() });
+            return;
+        }
+        self.dynamic_tools.push(tool);
+    }
+
+    pub(crate) fn allow_dynamic_tools(&mut self) {
+        self.allow_dynamic_tools = true;
     }
 
     pub(crate) fn add_prompt<P: PromptDef>(&mut self) {
@@ -80,7 +101,7 @@ impl Items {
     }
 
     pub(crate) fn has_tools(&self) -> bool {
-        !self.tools.is_empty()
+        !self.tools.is_empty() || !self.dynamic_tools.is_empty() || self.allow_dynamic_tools
     }
 
     pub(crate) fn has_prompts(&self) -> bool {
@@ -94,6 +115,9 @@ impl Items {
     /// Split into shared tables the handlers close over.
     pub(crate) fn into_shared(self) -> Arc<SharedItems> {
         Arc::new(SharedItems {
+            serves_tools: self.has_tools(),
+            dynamic_tools: RwLock::new(self.dynamic_tools),
+            version: AtomicU64::new(0),
             tools: ListToolsResult::new(self.tools),
             tool_calls: self.tool_calls,
             prompts: ListPromptsResult::new(self.prompts),
@@ -114,6 +138,12 @@ impl Items {
 
 /// The registered items, shared by the handlers. Definitions are computed once.
 pub(crate) struct SharedItems {
+    /// Whether this registry serves `tools/list` and `tools/call`.
+    serves_tools: bool,
+    /// Tools added at run time (or at build), after the macro tools in `tools/list`.
+    dynamic_tools: RwLock<Vec<DynamicTool>>,
+    /// Bumped on every change, so a list encoded during a change is not cached.
+    version: AtomicU64,
     tools: ListToolsResult,
     tool_calls: HashMap<String, ToolCall>,
     prompts: ListPromptsResult,
@@ -154,16 +184,20 @@ impl crate::handler::ItemSwitch for SharedItems {
     fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
         SharedItems::set_prompt_enabled(self, name, enabled)
     }
+
+    fn as_any(&self) -> &(dyn std::any::Any + Send + Sync) {
+        self
+    }
 }
 
 impl SharedItems {
     /// Take a registered tool out of service (or back); false if there is no such tool.
     pub(crate) fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
-        if !self.tool_calls.contains_key(name) {
+        if !self.has_tool(name) {
             return false;
         }
         let mut disabled = write(&self.disabled_tools);
-        write(&self.encoded).clear();
+        self.invalidate();
         if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
     }
 
@@ -173,8 +207,46 @@ impl SharedItems {
             return false;
         }
         let mut disabled = write(&self.disabled_prompts);
-        write(&self.encoded).clear();
+        self.invalidate();
         if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
+    }
+
+    /// Whether a tool named `name` is registered, from a macro or at run time.
+    fn has_tool(&self, name: &str) -> bool {
+        self.tool_calls.contains_key(name) || read(&self.dynamic_tools).iter().any(|d| d.name() == name)
+    }
+
+    /// Forget the encoded lists (something changed).
+    fn invalidate(&self) {
+        self.version.fetch_add(1, Ordering::SeqCst);
+        write(&self.encoded).clear();
+    }
+
+    /// Add a tool while serving; its name must be free.
+    pub(crate) fn add_tool(&self, tool: DynamicTool) -> Result<(), AddToolError> {
+        if !self.serves_tools {
+            return Err(AddToolError::NoRegistry(tool.name().to_owned()));
+        }
+        let mut dynamic = write(&self.dynamic_tools);
+        if self.tool_calls.contains_key(tool.name()) || dynamic.iter().any(|d| d.name() == tool.name()) {
+            return Err(AddToolError::NameTaken(tool.name().to_owned()));
+        }
+        dynamic.push(tool);
+        self.invalidate();
+        Ok(())
+    }
+
+    /// Remove a tool added at run time; false when there is none by that name (macro
+    /// tools are switched off with `set_tool_enabled` instead).
+    pub(crate) fn remove_tool(&self, name: &str) -> bool {
+        // Locks are always taken in this order: disabled, dynamic, encoded.
+        let mut disabled = write(&self.disabled_tools);
+        let mut dynamic = write(&self.dynamic_tools);
+        let Some(at) = dynamic.iter().position(|d| d.name() == name) else { return false };
+        dynamic.remove(at);
+        disabled.remove(name);
+        self.invalidate();
+        true
     }
 
     /// The finished response for `kind` in this era, encoded by `encode` the first time.
@@ -187,15 +259,19 @@ impl SharedItems {
         if let Some(done) = read(&self.encoded).get(&(kind, legacy)) {
             return Ok(Arc::clone(done));
         }
+        let version = self.version.load(Ordering::SeqCst);
         let text: Arc<str> = Arc::from(encode(self)?);
-        write(&self.encoded).insert((kind, legacy), Arc::clone(&text));
+        let mut encoded = write(&self.encoded);
+        if self.version.load(Ordering::SeqCst) == version {
+            encoded.insert((kind, legacy), Arc::clone(&text));
+        }
         Ok(text)
     }
 
     /// Whether the items serve `kind` (rather than a hand-written handler, or nothing).
     pub(crate) fn serves(&self, kind: ListKind) -> bool {
         match kind {
-            ListKind::Tools => !self.tool_calls.is_empty(),
+            ListKind::Tools => self.serves_tools,
             ListKind::Prompts => !self.prompt_gets.is_empty(),
             ListKind::Resources | ListKind::ResourceTemplates => {
                 !self.static_reads.is_empty() || !self.template_reads.is_empty()
@@ -216,10 +292,15 @@ impl SharedItems {
 
     pub(crate) fn list_tools(&self) -> ListToolsResult {
         let disabled = read(&self.disabled_tools);
-        if disabled.is_empty() {
+        let dynamic = read(&self.dynamic_tools);
+        if disabled.is_empty() && dynamic.is_empty() {
             return self.tools.clone();
         }
-        let tools = self.tools.tools.iter().filter(|t| !disabled.contains(&t.name)).cloned().collect();
+        let tools = (self.tools.tools.iter())
+            .chain(dynamic.iter().map(DynamicTool::definition))
+            .filter(|t| !disabled.contains(&t.name))
+            .cloned()
+            .collect();
         ListToolsResult::new(tools)
     }
 
@@ -229,11 +310,13 @@ impl SharedItems {
         params: CallToolParams,
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
         let enabled = !read(&self.disabled_tools).contains(&params.name);
-        match self.tool_calls.get(&params.name).filter(|_| enabled) {
-            Some(call) => {
-                let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
-                call(ctx, params)
-            }
+        let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
+        if let Some(call) = self.tool_calls.get(&params.name).filter(|_| enabled) {
+            return call(context(ctx), params);
+        }
+        let dynamic = read(&self.dynamic_tools).iter().find(|d| d.name() == params.name).cloned();
+        match dynamic.filter(|_| enabled) {
+            Some(tool) => tool.call(context(ctx), params),
             None => {
                 let error = Error::unknown_tool(&params.name);
                 Box::pin(async move { Err(error) })

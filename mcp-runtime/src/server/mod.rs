@@ -28,7 +28,9 @@
 
 mod describe;
 mod dispatch;
+mod dynamic_tools;
 mod listen;
+mod methods;
 mod results;
 mod routes;
 
@@ -86,6 +88,8 @@ impl Server {
             sealing: None,
             layers: Vec::new(),
             limits: Limits::default(),
+            extensions: methods::Extensions::default(),
+            problems: Vec::new(),
         }
     }
 
@@ -118,8 +122,9 @@ impl Server {
         self.inner.handle.notify_tools_list_changed();
     }
 
-    /// Take a `#[mcp::tool]` out of `tools/list` and `tools/call` (or put it back), and tell
-    /// listeners the list changed. Returns false when no such macro tool is registered.
+    /// Take a `#[mcp::tool]` or a run-time tool out of `tools/list` and `tools/call` (or put
+    /// it back), and tell listeners the list changed. Returns false when no such tool is
+    /// registered or nothing changed.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
         self.inner.handle.set_tool_enabled(name, enabled)
     }
@@ -175,6 +180,10 @@ pub struct ServerBuilder {
     sealing: Option<SealingLayer>,
     layers: Vec<WrapFn>,
     limits: Limits,
+    /// `capabilities.extensions`.
+    extensions: methods::Extensions,
+    /// Problems with custom methods and extensions, reported by `try_build`.
+    problems: Vec<BuildProblem>,
 }
 
 /// A user layer, applied to the stack when the server is built.
@@ -369,6 +378,7 @@ impl ServerBuilder {
     /// Finish, reporting duplicate names and conflicting registrations.
     pub fn try_build(mut self) -> Result<Server, BuildError> {
         let mut problems = std::mem::take(&mut self.items.errors);
+        problems.append(&mut self.problems);
         let items = std::mem::take(&mut self.items);
         let (tools, prompts, resources) = (items.has_tools(), items.has_prompts(), items.has_resources());
         let h = &mut self.handlers;
@@ -479,6 +489,7 @@ impl ServerBuilder {
             resources: (h.list_resources.is_some() || h.list_resource_templates.is_some() || h.read_resource.is_some())
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             tools: (h.list_tools.is_some() || h.call_tool.is_some()).then_some(listed),
+            extensions: self.extensions.capability(),
             ..Default::default()
         };
         let routes = Arc::new(Routes::new(self.handlers, capabilities.clone(), self.instructions.clone()));

@@ -37,6 +37,8 @@ pub(crate) struct Handlers {
     pub(crate) list_resource_templates: Option<MethodHandler<PaginatedParams, ListResourceTemplatesResult>>,
     pub(crate) read_resource: Option<MethodHandler<ReadResourceParams, ReadResourceOutcome>>,
     pub(crate) complete: Option<MethodHandler<CompleteParams, CompleteResult>>,
+    /// Methods beyond MCP's own (`ServerBuilder::method`).
+    pub(crate) extra: super::methods::ExtraMethods,
 }
 
 /// The methods a handler can serve, in both eras.
@@ -52,6 +54,8 @@ pub(crate) enum Route {
     ReadResource,
     Complete,
     Listen,
+    /// A custom method (`ServerBuilder::method`).
+    Extra,
 }
 
 /// The method table as the innermost [`Handler`] of a server's stack.
@@ -91,6 +95,7 @@ impl Routes {
             methods::RESOURCES_READ => (Route::ReadResource, h.read_resource.is_some()),
             methods::COMPLETION_COMPLETE => (Route::Complete, h.complete.is_some()),
             methods::SUBSCRIPTIONS_LISTEN if modern => (Route::Listen, self.supports_listen()),
+            _ if h.extra.get(method).is_some() => (Route::Extra, true),
             _ => return None,
         };
         available.then_some(route)
@@ -174,6 +179,10 @@ impl Handler for Routes {
                 }
                 Reply::cacheable(&result)
             }),
+            Route::Extra => match h.extra.get(&method) {
+                Some(extra) => extra(ctx, params),
+                None => ready(Err(Error::method_not_found(&method))),
+            },
         }
     }
 }

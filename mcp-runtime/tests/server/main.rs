@@ -7,6 +7,7 @@ mod support;
 
 mod architecture;
 mod error_codes;
+mod extending;
 mod fuzz_regressions;
 mod layers;
 mod limits;
