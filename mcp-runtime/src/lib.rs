@@ -9,7 +9,7 @@
 //!
 //! | layer | modules | what |
 //! |---|---|---|
-//! | 6 | [`client`] | the client: retry loop, callbacks, HTTP, stdio and in-process links |
+//! | 6 | [`client`], [`cli`] | the client: retry loop, callbacks, HTTP, stdio and in-process links; the command line |
 //! | 5 | [`serve`] | transports: [`serve::stdio`], [`serve::connection`], [`serve::http`](fn@serve::http) |
 //! | 4½ | [`server`] | [`Server`]: the builder, era detection, result finishing; composes the stack |
 //! | 4 | [`sealing`], [`limits`], [`auth`] | layers that wrap a handler |

@@ -19,6 +19,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("server", 5),
     ("serve", 6),
     ("client", 7),
+    // The command line: serves a server over a transport.
+    ("cli", 7),
     // What the macros' generated code names: re-exports of everything, used by no module.
     ("__private", 8),
 ];
