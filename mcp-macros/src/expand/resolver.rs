@@ -91,7 +91,12 @@ fn shown(ty: &syn::Type) -> String {
 /// tool argument `x`, but tool `t` has no argument `x`" or "resolver `r` takes `x: u32`,
 /// but the tool's argument `x` is a `String`". Returns the items, the `where` bounds and
 /// the expression lending the argument (typed `&T` for a parameter `T` or `&T`).
-fn argument_check(model: &FnModel, index: usize, wire: &str, ty: &syn::Type) -> (TokenStream, TokenStream, TokenStream) {
+fn argument_check(
+    model: &FnModel,
+    index: usize,
+    wire: &str,
+    ty: &syn::Type,
+) -> (TokenStream, TokenStream, TokenStream) {
     let span = ty.span();
     let resolver = display_name(model);
     let reads = format_ident!("__McpReads{}", index, span = span);
@@ -107,12 +112,14 @@ fn argument_check(model: &FnModel, index: usize, wire: &str, ty: &syn::Type) -> 
     } else {
         format!("a parameter `{wire}: {written}`")
     };
-    let missing = format!("resolver `{resolver}` reads the tool argument `{wire}`, but tool `{{Self}}` has no argument `{wire}`");
+    let missing =
+        format!("resolver `{resolver}` reads the tool argument `{wire}`, but tool `{{Self}}` has no argument `{wire}`");
     let missing_label = format!("tool `{{Self}}` has no argument `{wire}`, which resolver `{resolver}` reads");
     let missing_note = format!(
         "a resolver reads the tool's arguments by name: add {wanted} to tool `{{Self}}`, or rename the resolver's parameter `{wire}` to one of the tool's arguments"
     );
-    let mismatch = format!("resolver `{resolver}` takes `{wire}: {written}`, but the tool's argument `{wire}` is a `{{Self}}`");
+    let mismatch =
+        format!("resolver `{resolver}` takes `{wire}: {written}`, but the tool's argument `{wire}` is a `{{Self}}`");
     let mismatch_label = format!("resolver `{resolver}` expects the tool's argument `{wire}` as `{written}`");
     let mismatch_note = if by_ref {
         format!(
