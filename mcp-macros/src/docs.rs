@@ -43,7 +43,7 @@ pub fn join(lines: &[String]) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
 
-fn type_text(ty: &syn::Type) -> String {
+pub(crate) fn type_text(ty: &syn::Type) -> String {
     quote::quote!(#ty).to_string().replace(" < ", "<").replace(" >", ">").replace("< ", "<").replace(" ,", ",")
 }
 

@@ -16,9 +16,12 @@ pub use crate::items::convert::{
     ToolErrViaDisplay, ToolErrViaMcp, ViaIntoTool, ViaNeither, ViaStructured, prompt_outcome, resource_outcome,
 };
 pub use crate::items::probe::{Probe, ProbeFallback, ResolveParam, ResourceProbe};
-pub use crate::items::resolver_args::{Ch, ToolArg, form_field, resolver_error};
+pub use crate::items::resolver_args::{Ch, ToolArg, ToolArgs, form_field, resolver_error};
 pub use crate::items::roles::{ContextViaArgument, ContextViaContext, ResolverArg, Slot, TemplateContext};
 pub use crate::items::schema::{InputSchema, ToolParamSchema, default_json, meta_object};
+pub use crate::resolve::cycle::{
+    Depth as ResolverDepth, Links as ResolverLinks, Longest as ResolverLongest, Reach as ResolverReach, assert_no_cycle,
+};
 pub use crate::resolve::form::{choice_schema, form_schema};
 pub use crate::resolve::{
     Answer, ElicitChoice, ElicitField, ElicitForm, FromRound, Graph, Plan, Question, ResolveWith, Resolver, Round,

@@ -3,7 +3,7 @@
 //! has the arguments it takes by name.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
@@ -44,36 +44,139 @@ pub fn resolver_impl(model: &FnModel) -> TokenStream {
     let deps: Vec<&syn::Type> = model.params.iter().filter(|p| p.role == ParamRole::Resolve).map(|p| &p.ty).collect();
     let dep_resolver =
         |ty: &syn::Type| quote_spanned!(ty.span()=> <#ty as __mcp_crate::__private::ResolveParam>::Resolver);
-    let depth = deps.iter().map(|ty| {
-        let r = dep_resolver(ty);
-        quote! {
-            if <#r as __mcp_crate::__private::Resolver>::DEPTH > __mcp_depth {
-                __mcp_depth = <#r as __mcp_crate::__private::Resolver>::DEPTH;
-            }
-        }
-    });
     let collect = deps.iter().map(|ty| {
         let r = dep_resolver(ty);
         quote!(<#r as __mcp_crate::__private::Resolver>::collect(__mcp_graph);)
     });
+    let links = deps.iter().rev().fold(quote!(()), |rest, ty| {
+        let r = dep_resolver(ty);
+        quote!((#r, #rest))
+    });
+    let name = display_name(model);
     quote! {
         #[automatically_derived]
         impl __mcp_crate::__private::Resolver for #ident {
             type Value = #value;
             const KEY: &'static str = #key;
-            const DEPTH: usize = {
-                #[allow(unused_mut)]
-                let mut __mcp_depth = 0usize;
-                #(#depth)*
-                __mcp_depth + 1
-            };
+            const DEPTH: usize = 1 + <#links as __mcp_crate::__private::ResolverLongest<__mcp_crate::__private::ResolverDepth>>::LONGEST;
             fn collect(__mcp_graph: &mut __mcp_crate::__private::Graph) {
                 if __mcp_graph.enter::<Self>() {
                     #(#collect)*
                 }
             }
         }
+
+        #[automatically_derived]
+        impl __mcp_crate::__private::ResolverLinks for #ident {
+            const NAME: &'static str = #name;
+            const ID: &'static str =
+                ::core::concat!(::core::module_path!(), "::", #name, ":", ::core::line!(), ":", ::core::column!());
+            type Deps = #links;
+        }
     }
+}
+
+/// The resolver's name as the user wrote it (for messages).
+fn display_name(model: &FnModel) -> String {
+    model.ident.to_string().trim_start_matches("r#").to_owned()
+}
+
+/// A type as the user wrote it, for a message (braces escaped for `on_unimplemented`).
+fn shown(ty: &syn::Type) -> String {
+    crate::docs::type_text(ty).replace("& ", "&").replace('{', "{{").replace('}', "}}")
+}
+
+/// A resolver parameter that reads the tool's argument `wire`: two traits local to the
+/// expansion whose messages spell the names, so an error reads "resolver `r` reads the
+/// tool argument `x`, but tool `t` has no argument `x`" or "resolver `r` takes `x: u32`,
+/// but the tool's argument `x` is a `String`". Returns the items, the `where` bounds and
+/// the expression lending the argument (typed `&T` for a parameter `T` or `&T`).
+fn argument_check(
+    model: &FnModel,
+    index: usize,
+    wire: &str,
+    ty: &syn::Type,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let span = ty.span();
+    let resolver = display_name(model);
+    let reads = format_ident!("__McpReads{}", index, span = span);
+    let typed = format_ident!("__McpArgType{}", index, span = span);
+    let name = spelled(wire, span);
+    let (inner, by_ref) = match ty {
+        syn::Type::Reference(r) => (&*r.elem, true),
+        other => (other, false),
+    };
+    let written = shown(ty);
+    let wanted = if by_ref {
+        format!("a parameter `{wire}` of a type that borrows as `{}` (such as `String` for `&str`)", shown(inner))
+    } else {
+        format!("a parameter `{wire}: {written}`")
+    };
+    let missing =
+        format!("resolver `{resolver}` reads the tool argument `{wire}`, but tool `{{Self}}` has no argument `{wire}`");
+    let missing_label = format!("tool `{{Self}}` has no argument `{wire}`, which resolver `{resolver}` reads");
+    let missing_note = format!(
+        "a resolver reads the tool's arguments by name: add {wanted} to tool `{{Self}}`, or rename the resolver's parameter `{wire}` to one of the tool's arguments"
+    );
+    let mismatch =
+        format!("resolver `{resolver}` takes `{wire}: {written}`, but the tool's argument `{wire}` is a `{{Self}}`");
+    let mismatch_label = format!("resolver `{resolver}` expects the tool's argument `{wire}` as `{written}`");
+    let mismatch_note = if by_ref {
+        format!(
+            "a resolver's `&T` parameter borrows the tool's argument of the same name: make it `{wire}: &{{Self}}`, or give the tool's `{wire}` a type that borrows as `{}`",
+            shown(inner)
+        )
+    } else {
+        format!(
+            "a resolver's parameter takes the tool's argument of the same name and type: make it `{wire}: {{Self}}` (or `&{{Self}}`), or change the tool's argument to `{wire}: {written}`"
+        )
+    };
+    let type_impl = if by_ref {
+        quote_spanned! {span=>
+            #[diagnostic::do_not_recommend]
+            impl<__McpT: ?::core::marker::Sized + ::core::borrow::Borrow<#inner>> #typed for __McpT {
+                fn __mcp_get(&self) -> &#inner {
+                    ::core::borrow::Borrow::<#inner>::borrow(self)
+                }
+            }
+        }
+    } else {
+        quote_spanned! {span=>
+            impl #typed for #ty {
+                fn __mcp_get(&self) -> &#ty {
+                    self
+                }
+            }
+        }
+    };
+    let items = quote_spanned! {span=>
+        #[diagnostic::on_unimplemented(message = #missing, label = #missing_label, note = #missing_note)]
+        trait #reads<__McpA: ?::core::marker::Sized> {
+            type Ty: ?::core::marker::Sized;
+            fn __mcp_get(args: &__McpA) -> &Self::Ty;
+        }
+        #[diagnostic::do_not_recommend]
+        impl<__McpT: ?::core::marker::Sized, __McpA: ?::core::marker::Sized + __mcp_crate::__private::ToolArg<#name>> #reads<__McpA> for __McpT {
+            type Ty = <__McpA as __mcp_crate::__private::ToolArg<#name>>::Ty;
+            fn __mcp_get(args: &__McpA) -> &Self::Ty {
+                __mcp_crate::__private::ToolArg::<#name>::tool_arg(args)
+            }
+        }
+        #[diagnostic::on_unimplemented(message = #mismatch, label = #mismatch_label, note = #mismatch_note)]
+        trait #typed {
+            fn __mcp_get(&self) -> &#inner;
+        }
+        #type_impl
+    };
+    let tool = quote!(<__McpArgs as __mcp_crate::__private::ToolArgs>::Tool);
+    let bounds = quote_spanned! {span=>
+        #tool: #reads<__McpArgs>,
+        <#tool as #reads<__McpArgs>>::Ty: #typed
+    };
+    let get = quote_spanned! {span=>
+        #typed::__mcp_get(<#tool as #reads<__McpArgs>>::__mcp_get(__mcp_args))
+    };
+    (items, bounds, get)
 }
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
@@ -85,6 +188,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let mut bounds = Vec::new();
     let mut bindings = Vec::new();
     let mut deps = Vec::new();
+    let mut checks = Vec::new();
     for p in &model.params {
         let local = local(p);
         let ty = &p.ty;
@@ -123,20 +227,16 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 }));
             }
             ParamRole::Argument => {
-                let name = spelled(&p.wire_name(), ty.span());
-                let get = quote_spanned!(ty.span()=> <__McpArgs as __mcp_crate::__private::ToolArg<#name>>::tool_arg(__mcp_args));
-                if let syn::Type::Reference(r) = ty {
-                    let inner = &r.elem;
-                    bounds.push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name>));
-                    bounds.push(quote_spanned! {ty.span()=>
-                        <__McpArgs as __mcp_crate::__private::ToolArg<#name>>::Ty: ::core::borrow::Borrow<#inner>
-                    });
-                    bindings.push(quote!(let #local: &#inner = ::core::borrow::Borrow::<#inner>::borrow(#get);));
-                } else {
-                    bounds
-                        .push(quote_spanned!(ty.span()=> __McpArgs: __mcp_crate::__private::ToolArg<#name, Ty = #ty>));
-                    bindings.push(quote!(let #local: #ty = ::core::clone::Clone::clone(#get);));
-                }
+                let (items, bound, get) = argument_check(model, checks.len(), &p.wire_name(), ty);
+                checks.push(items);
+                bounds.push(bound);
+                bindings.push(match ty {
+                    syn::Type::Reference(r) => {
+                        let inner = &r.elem;
+                        quote!(let #local: &#inner = #get;)
+                    }
+                    _ => quote!(let #local: #ty = ::core::clone::Clone::clone(#get);),
+                });
             }
         }
     }
@@ -191,13 +291,17 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             #resolver_impl
             #alias_check
 
-            // A cycle between resolvers fails here ("cycle detected").
-            const _: usize = <#ident as __mcp_crate::__private::Resolver>::DEPTH;
+            // A cycle between resolvers fails here, naming the resolvers.
+            const _: () = __mcp_crate::__private::assert_no_cycle::<#ident>(
+                <<#ident as __mcp_crate::__private::ResolverLinks>::Deps as __mcp_crate::__private::ResolverReach<#ident, __mcp_crate::__private::ResolverDepth>>::PATH,
+            );
+
+            #(#checks)*
 
             #[automatically_derived]
             impl<__McpArgs> __mcp_crate::__private::ResolveWith<__McpArgs> for #ident
             where
-                __McpArgs: ?::core::marker::Sized + ::core::marker::Sync,
+                __McpArgs: ?::core::marker::Sized + ::core::marker::Sync + __mcp_crate::__private::ToolArgs,
                 #(#bounds,)*
             {
                 fn run<'__mcp>(

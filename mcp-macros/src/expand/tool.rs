@@ -227,6 +227,7 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
         return TokenStream::new();
     }
     let name = model.name();
+    let ident = &model.ident;
     let fields = model.maybe_arguments().map(|p| {
         let local = local(p);
         let ty = &p.ty;
@@ -285,6 +286,9 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
             __mcp_lifetime: ::core::marker::PhantomData<&'__mcp ()>,
         }
         #(#arg_impls)*
+        impl<'__mcp> __mcp_crate::__private::ToolArgs for __mcp_tool_arguments<'__mcp> {
+            type Tool = #ident;
+        }
         static __MCP_PLAN: ::std::sync::OnceLock<__mcp_crate::__private::Plan> = ::std::sync::OnceLock::new();
         let __mcp_plan = __MCP_PLAN.get_or_init(|| {
             __mcp_crate::__private::Plan::build(|__mcp_graph| { #(#collect)* })

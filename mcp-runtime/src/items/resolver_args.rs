@@ -1,6 +1,10 @@
 //! What a `#[mcp::resolver]` needs from the tool it serves: the tool's arguments by
 //! name (a name is spelled as a type, one [`Ch`] per letter, so the compiler matches
 //! it), a form's fields, and how a resolver's `Err` ends the call.
+//!
+//! A resolver does not bound the tool's arguments with [`ToolArg`] directly: its
+//! expansion defines a trait per parameter whose `on_unimplemented` message spells the
+//! names, so a missing or mistyped argument reads as a sentence, not as letters.
 
 use crate::Error;
 use crate::protocol::{CallToolOutcome, ContentBlock, PrimitiveSchema};
@@ -9,6 +13,13 @@ use crate::resolve::{ElicitField, Stop};
 /// One letter of an argument name, so a name can be spelled as a type: `name` is
 /// `(Ch<'n'>, Ch<'a'>, Ch<'m'>, Ch<'e'>)`.
 pub struct Ch<const C: char>;
+
+/// The arguments of a tool with resolvers (implemented by `#[mcp::tool]`): `Tool` is the
+/// tool's companion type, so a resolver's compile errors can name the tool.
+pub trait ToolArgs {
+    /// The tool.
+    type Tool: ?Sized;
+}
 
 /// A tool's argument named `Name` (spelled with [`Ch`]), as a resolver takes it.
 #[diagnostic::on_unimplemented(

@@ -27,7 +27,8 @@ pub trait ElicitForm: DeserializeOwned + Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a form field",
     label = "form elicitation allows only flat fields",
-    note = "a form field is a `String`, `bool`, an integer, `f32`/`f64`, a unit-only enum deriving `mcp::ElicitForm`, a `Vec` of such an enum, or an `Option` of any of these"
+    note = "a form field is a `String`, `bool`, an integer, `f32`/`f64`, a unit-only enum deriving `mcp::ElicitForm`, a `Vec` of such an enum, or an `Option` of any of these",
+    note = "for several choices, list them in an enum: `#[derive(serde::Deserialize, mcp::ElicitForm)] enum Team {{ Core, Docs }}`, and make the field `Vec<Team>`"
 )]
 pub trait ElicitField {
     /// Whether the field must be filled in (`Option` fields need not be).
@@ -37,6 +38,11 @@ pub trait ElicitField {
 }
 
 /// A unit-only enum offered as a choice of strings (derived by `#[derive(mcp::ElicitForm)]`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an enum of choices: a multi-select form field is a `Vec` of one",
+    label = "a multi-select field needs an enum of choices, not `{Self}`",
+    note = "list the choices in an enum: `#[derive(serde::Deserialize, mcp::ElicitForm)] enum Team {{ Core, Docs }}`, and make the field `Vec<Team>`; for free text, make the field one `String`"
+)]
 pub trait ElicitChoice {
     /// The wire values, in declaration order.
     const VALUES: &'static [&'static str];

@@ -60,6 +60,8 @@
 //! `sampling/createMessage` and `roots/list` requests and wait for the answers.
 
 mod answer;
+#[cfg(feature = "macros")]
+pub(crate) mod cycle;
 pub(crate) mod form;
 mod question;
 mod round;
@@ -84,7 +86,8 @@ pub trait Resolver: Send + Sync + 'static {
     type Value: Send + Sync + 'static;
     /// The resolver's base wire key: its module path and name, or `key = "..."`.
     const KEY: &'static str;
-    /// One more than the longest chain of resolvers below it (a cycle fails to compile).
+    /// One more than the longest chain of resolvers below it, counted up to 12 levels (a
+    /// cycle fails to compile, naming the resolvers in it).
     const DEPTH: usize;
     /// Add this resolver and its dependencies to a tool's plan, in discovery order.
     fn collect(graph: &mut Graph);
