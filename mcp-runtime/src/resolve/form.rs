@@ -38,7 +38,8 @@ use crate::protocol::{
 ///
 /// let schema = Order::schema();
 /// assert_eq!(schema.required, Some(vec!["count".to_owned(), "tier".to_owned()]));
-/// assert!(matches!(&schema.properties["tier"], PrimitiveSchema::UntitledSingleSelect(s) if s.values == ["small", "large"]));
+/// let PrimitiveSchema::UntitledSingleSelect(tier) = &schema.properties["tier"] else { panic!("a single choice") };
+/// assert_eq!(tier.values, ["small", "large"]);
 /// let PrimitiveSchema::String(note) = &schema.properties["note"] else { panic!("a string field") };
 /// assert_eq!(note.description.as_deref(), Some("Anything else?"));
 /// ```

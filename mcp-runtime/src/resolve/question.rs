@@ -176,7 +176,7 @@ impl<T: ElicitForm> Elicit<T> {
     /// Only big volumes need a confirmation:
     ///
     /// ```
-    /// use mcp::resolve::Elicit;
+    /// use mcp::resolve::{Elicit, Question, Rendered};
     ///
     /// #[derive(serde::Deserialize, mcp::ElicitForm)]
     /// struct Confirm {
@@ -191,8 +191,8 @@ impl<T: ElicitForm> Elicit<T> {
     ///     Elicit::new(format!("Provision {size_gb} GB: sure?"))
     /// }
     ///
-    /// use mcp::resolve::{Question, Rendered};
-    /// assert!(matches!(Elicit::answered(Confirm { ok: true }).into_request(), Rendered::Answered(c) if c.ok));
+    /// let Rendered::Answered(confirm) = Elicit::answered(Confirm { ok: true }).into_request() else { panic!() };
+    /// assert!(confirm.ok);
     /// ```
     pub fn answered(value: T) -> Self {
         Elicit { inner: Ok(value) }
@@ -340,26 +340,23 @@ impl Sample {
     ///
     /// ```
     /// use mcp::protocol::CreateMessageResult;
-    /// use mcp::resolve::Sample;
+    /// use mcp::resolve::{Question, Rendered, Sample};
+    ///
+    /// fn given(summary: &str) -> CreateMessageResult {
+    ///     let result = serde_json::json!({"role": "assistant", "content": {"type": "text", "text": summary}, "model": "given"});
+    ///     serde_json::from_value(result).expect("a sampling result")
+    /// }
     ///
     /// #[mcp::resolver]
     /// fn summary(summary: Option<String>, text: &str) -> Sample {
     ///     match summary {
-    ///         Some(summary) => Sample::answered(
-    ///             serde_json::from_value(serde_json::json!({
-    ///                 "role": "assistant",
-    ///                 "content": {"type": "text", "text": summary},
-    ///                 "model": "given",
-    ///             }))
-    ///             .expect("a sampling result"),
-    ///         ),
+    ///         Some(summary) => Sample::answered(given(&summary)),
     ///         None => Sample::user(format!("Summarise: {text}"), 100),
     ///     }
     /// }
     ///
-    /// use mcp::resolve::{Question, Rendered};
-    /// let given: CreateMessageResult = serde_json::from_value(serde_json::json!({"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "given"})).unwrap();
-    /// assert!(matches!(Sample::answered(given).into_request(), Rendered::Answered(r) if r.model == "given"));
+    /// let Rendered::Answered(result) = Sample::answered(given("Short.")).into_request() else { panic!("no question") };
+    /// assert_eq!((result.text().as_str(), result.model.as_str()), ("Short.", "given"));
     /// ```
     pub fn answered(result: CreateMessageResult) -> Self {
         Sample { inner: Ok(result) }
@@ -451,19 +448,17 @@ impl ListRoots {
     ///
     /// ```
     /// use mcp::protocol::{ListRootsResult, Root};
-    /// use mcp::resolve::ListRoots;
+    /// use mcp::resolve::{ListRoots, Question, Rendered};
     ///
     /// #[mcp::resolver]
     /// fn roots(root: Option<String>) -> ListRoots {
-    ///     match root {
-    ///         Some(uri) => ListRoots::answered(ListRootsResult { roots: vec![Root { uri, ..Default::default() }], meta: None }),
-    ///         None => ListRoots::new(),
-    ///     }
+    ///     let Some(uri) = root else { return ListRoots::new() };
+    ///     ListRoots::answered(ListRootsResult { roots: vec![Root { uri, ..Default::default() }], meta: None })
     /// }
     ///
-    /// use mcp::resolve::{Question, Rendered};
-    /// let known = ListRootsResult { roots: vec![Root { uri: "file:///a".into(), ..Default::default() }], meta: None };
-    /// assert!(matches!(ListRoots::answered(known).into_request(), Rendered::Answered(r) if r.roots[0].uri == "file:///a"));
+    /// let known = ListRootsResult { roots: vec![Root { uri: "file:///a".to_owned(), ..Default::default() }], meta: None };
+    /// let Rendered::Answered(result) = ListRoots::answered(known).into_request() else { panic!("no question") };
+    /// assert_eq!(result.roots[0].uri, "file:///a");
     /// ```
     pub fn answered(result: ListRootsResult) -> Self {
         ListRoots { answered: Some(result) }
