@@ -13,6 +13,36 @@ use crate::protocol::{
 /// boolean, string enum (single choice) or `Vec` of one (several choices), optionally in an
 /// `Option`. Derive it with `#[derive(mcp::ElicitForm)]` next to `serde::Deserialize`;
 /// field doc comments become the fields' descriptions.
+///
+/// # Examples
+///
+/// ```
+/// use mcp::ElicitForm;
+/// use mcp::protocol::PrimitiveSchema;
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Tier {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Order {
+///     /// How many (0 to 255).
+///     count: u8,
+///     /// Anything else?
+///     note: Option<String>,
+///     tier: Tier,
+/// }
+///
+/// let schema = Order::schema();
+/// assert_eq!(schema.required, Some(vec!["count".to_owned(), "tier".to_owned()]));
+/// let PrimitiveSchema::UntitledSingleSelect(tier) = &schema.properties["tier"] else { panic!("a single choice") };
+/// assert_eq!(tier.values, ["small", "large"]);
+/// let PrimitiveSchema::String(note) = &schema.properties["note"] else { panic!("a string field") };
+/// assert_eq!(note.description.as_deref(), Some("Anything else?"));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be asked as a form",
     label = "`Elicit<T>` needs `T: ElicitForm`",
@@ -24,6 +54,26 @@ pub trait ElicitForm: DeserializeOwned + Send + Sync + 'static {
 }
 
 /// A type a form field may have.
+///
+/// # Examples
+///
+/// `#[derive(mcp::ElicitForm)]` asks each field's type for its schema, and whether it is
+/// required:
+///
+/// ```
+/// use mcp::protocol::{NumberType, PrimitiveSchema};
+/// use mcp::resolve::ElicitField;
+///
+/// assert!(String::REQUIRED);
+/// assert!(!<Option<String>>::REQUIRED);
+///
+/// let PrimitiveSchema::Number(count) = u8::field_schema(Some("How many".to_owned())) else {
+///     panic!("an integer field")
+/// };
+/// assert_eq!(count.kind, NumberType::Integer);
+/// assert_eq!((count.minimum, count.maximum), (Some(0.0), Some(255.0)));
+/// assert_eq!(count.description.as_deref(), Some("How many"));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a form field",
     label = "form elicitation allows only flat fields",
@@ -38,6 +88,29 @@ pub trait ElicitField {
 }
 
 /// A unit-only enum offered as a choice of strings (derived by `#[derive(mcp::ElicitForm)]`).
+///
+/// # Examples
+///
+/// The values are serde's names for the variants; a `Vec` of the enum is a multi-select
+/// field:
+///
+/// ```
+/// use mcp::protocol::PrimitiveSchema;
+/// use mcp::resolve::{ElicitChoice, ElicitField};
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// #[serde(rename_all = "kebab-case")]
+/// enum Zone {
+///     EuWest,
+///     UsEast,
+/// }
+///
+/// assert_eq!(Zone::VALUES, ["eu-west", "us-east"]);
+/// let PrimitiveSchema::UntitledMultiSelect(zones) = <Vec<Zone>>::field_schema(None) else {
+///     panic!("a multi-select field")
+/// };
+/// assert_eq!(zones.items.values, ["eu-west", "us-east"]);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an enum of choices: a multi-select form field is a `Vec` of one",
     label = "a multi-select field needs an enum of choices, not `{Self}`",
@@ -112,6 +185,28 @@ fn owned(values: &[&str]) -> Vec<String> {
 }
 
 /// The schema of a single choice among `values` (used by the derive on enums).
+///
+/// # Examples
+///
+/// Users meet it as the derived [`ElicitField`] schema of a unit-only enum:
+///
+/// ```
+/// use mcp::protocol::PrimitiveSchema;
+/// use mcp::resolve::ElicitField;
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Tier {
+///     Small,
+///     Large,
+/// }
+///
+/// let PrimitiveSchema::UntitledSingleSelect(tier) = Tier::field_schema(Some("Which tier".to_owned())) else {
+///     panic!("a single choice")
+/// };
+/// assert_eq!(tier.values, ["small", "large"]);
+/// assert_eq!(tier.description.as_deref(), Some("Which tier"));
+/// ```
 #[cfg_attr(not(feature = "macros"), allow(dead_code))]
 pub fn choice_schema(values: &[&str], description: Option<String>) -> PrimitiveSchema {
     PrimitiveSchema::UntitledSingleSelect(UntitledSingleSelectEnumSchema {
@@ -122,6 +217,39 @@ pub fn choice_schema(values: &[&str], description: Option<String>) -> PrimitiveS
 }
 
 /// A form schema from `(wire name, required, schema)` fields (used by the derive).
+///
+/// # Examples
+///
+/// Users meet it as the derived [`ElicitForm::schema`]: `Option` fields are not required,
+/// and a form without required fields has no `required` list.
+///
+/// ```
+/// use mcp::ElicitForm;
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Volume {
+///     /// Storage in GB.
+///     size_gb: u32,
+///     label: Option<String>,
+/// }
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Note {
+///     text: Option<String>,
+/// }
+///
+/// let schema = serde_json::to_value(Volume::schema()).unwrap();
+/// let expected = serde_json::json!({
+///     "type": "object",
+///     "properties": {
+///         "size_gb": {"type": "integer", "description": "Storage in GB.", "minimum": 0, "maximum": 4294967295u64},
+///         "label": {"type": "string"},
+///     },
+///     "required": ["size_gb"],
+/// });
+/// assert_eq!(schema, expected);
+/// assert_eq!(Note::schema().required, None);
+/// ```
 #[cfg_attr(not(feature = "macros"), allow(dead_code))]
 pub fn form_schema(fields: Vec<(&str, bool, PrimitiveSchema)>) -> ElicitationSchema {
     let required: Vec<String> = fields.iter().filter(|f| f.1).map(|f| f.0.to_owned()).collect();
@@ -135,6 +263,32 @@ pub fn form_schema(fields: Vec<(&str, bool, PrimitiveSchema)>) -> ElicitationSch
 /// Whether an accepted form's `content` fits `schema`: an object with every required
 /// field, and each known field of the right type, in range and among its choices.
 /// Unknown fields are ignored.
+///
+/// # Examples
+///
+/// Users meet it when an accepted form comes back: [`Question::decode`] of an
+/// [`Elicit<T>`](crate::resolve::Elicit) refuses content that does not fit the form it
+/// asked, and the resolver's consumers never see it.
+///
+/// ```
+/// use mcp::resolve::{Elicit, Question, Rendered};
+/// use serde_json::json;
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Size {
+///     size_gb: u8,
+///     note: Option<String>,
+/// }
+///
+/// let Rendered::Ask(request) = Elicit::<Size>::new("How big?").into_request() else { panic!("asks") };
+/// let fits = json!({"size_gb": 20, "extra": "ignored"});
+/// assert_eq!(Elicit::<Size>::decode(&request, &fits).map(|s| s.size_gb), Some(20));
+/// for bad in [json!({"note": "no size"}), json!({"size_gb": 300}), json!({"size_gb": "20"}), json!([20])] {
+///     assert!(Elicit::<Size>::decode(&request, &bad).is_none(), "{bad}");
+/// }
+/// ```
+///
+/// [`Question::decode`]: crate::resolve::Question::decode
 pub fn content_matches(schema: &ElicitationSchema, content: &Value) -> bool {
     let Value::Object(content) = content else {
         return false;

@@ -81,6 +81,35 @@ pub use state::question_digest;
 
 /// A resolver declared with `#[mcp::resolver]` (implemented by the macro on the
 /// resolver's companion type).
+///
+/// # Examples
+///
+/// ```
+/// use mcp::resolve::{Elicit, Resolver};
+/// use mcp::Resolve;
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Region {
+///     region: String,
+/// }
+///
+/// #[mcp::resolver(key = "region")]
+/// fn ask_region() -> Elicit<Region> {
+///     Elicit::new("Which region?")
+/// }
+///
+/// /// A plain value, computed from another resolver's.
+/// #[mcp::resolver(key = "zone")]
+/// fn zone(region: Resolve<ask_region>) -> String {
+///     format!("{}-a", region.region)
+/// }
+///
+/// fn value_is<R: Resolver<Value = V>, V>() {}
+/// value_is::<ask_region, Region>();
+/// value_is::<zone, String>();
+/// assert_eq!(<ask_region as Resolver>::KEY, "region");
+/// assert_eq!((<ask_region as Resolver>::DEPTH, <zone as Resolver>::DEPTH), (1, 2));
+/// ```
 pub trait Resolver: Send + Sync + 'static {
     /// The value a `Resolve<Self>` parameter receives.
     type Value: Send + Sync + 'static;
@@ -95,16 +124,105 @@ pub trait Resolver: Send + Sync + 'static {
 
 /// Marker for `Resolve<R, Value>` (the default): the resolved value itself. A declined or
 /// cancelled question ends the call with an `isError` result naming the parameter.
+///
+/// # Examples
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::protocol::ElicitResult;
+/// use mcp::resolve::Elicit;
+/// use mcp::{Resolve, Server};
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Region {
+///     region: String,
+/// }
+///
+/// #[mcp::resolver]
+/// fn ask_region() -> Elicit<Region> {
+///     Elicit::new("Which region?")
+/// }
+///
+/// /// Provision a database. (`Resolve<ask_region>` is `Resolve<ask_region, Value>`.)
+/// #[mcp::tool]
+/// fn provision(region: Resolve<ask_region>) -> String {
+///     format!("Provisioned in {}.", region.region)
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp::client::ClientError> {
+///     let server = Server::builder("db", "1.0.0").tool::<provision>().build();
+///     let client = Client::builder()
+///         .elicitation(|_asker, _params| async { Ok(ElicitResult::cancel()) })
+///         .connect_in_process(&server)
+///         .await?;
+///     let result = client.call_tool("provision", serde_json::json!({})).await?;
+///     assert_eq!(result.is_error, Some(true));
+///     assert!(result.content[0].as_text().unwrap().contains("parameter 'region'"));
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum Value {}
 
 /// Marker for `Resolve<R, Refusable>`: the [`Answer`] (accept, decline or cancel), for a
 /// consumer that handles a refusal itself. (With the default [`Value`], a declined or
 /// cancelled question ends the call instead.)
+///
+/// # Examples
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::protocol::ElicitResult;
+/// use mcp::resolve::{Elicit, Refusable};
+/// use mcp::{Resolve, Server};
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Region {
+///     region: String,
+/// }
+///
+/// #[mcp::resolver]
+/// fn ask_region() -> Elicit<Region> {
+///     Elicit::new("Which region?")
+/// }
+///
+/// /// Provision a database, in a default region if the user will not say.
+/// #[mcp::tool]
+/// fn provision(region: Resolve<ask_region, Refusable>) -> String {
+///     let region = region.accepted().map_or("us-east-1", |r| r.region.as_str());
+///     format!("Provisioned in {region}.")
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp::client::ClientError> {
+///     let server = Server::builder("db", "1.0.0").tool::<provision>().build();
+///     let client = Client::builder()
+///         .elicitation(|_asker, _params| async { Ok(ElicitResult::decline()) })
+///         .connect_in_process(&server)
+///         .await?;
+///     let result = client.call_tool("provision", serde_json::json!({})).await?;
+///     assert_eq!(result.is_error, None);
+///     assert_eq!(result.content[0].as_text(), Some("Provisioned in us-east-1."));
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum Refusable {}
 
 /// What a consumer wants from a resolver: [`Value`] or [`Refusable`].
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use mcp::resolve::{Answer, Refusable, Value, Want};
+///
+/// assert_eq!(Value::take(Answer::Accept(Arc::new(7))).as_deref(), Some(&7));
+/// assert!(Value::take::<i32>(Answer::Decline).is_none(), "a refusal ends the call");
+/// assert_eq!(Refusable::take::<i32>(Answer::Cancel), Some(Answer::Cancel));
+/// ```
 pub trait Want: Send + Sync + 'static {
     /// What the parameter holds for a resolver value `T`.
     type Hold<T: Send + Sync + 'static>: Send + Sync;
@@ -137,6 +255,38 @@ impl Want for Refusable {
 /// `Resolve<R>` dereferences to `R`'s value; `Resolve<R, Refusable>` dereferences to the
 /// [`Answer`]. A value shared by several consumers is computed once per round and shared
 /// (hence the `Arc`).
+///
+/// # Examples
+///
+/// A resolver takes the tool's arguments by name; the tool reads its value through `Deref`:
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::{Resolve, Server};
+///
+/// #[mcp::resolver]
+/// fn slug(name: &str) -> String {
+///     name.to_lowercase().replace(' ', "-")
+/// }
+///
+/// /// Create a page.
+/// #[mcp::tool]
+/// fn create_page(name: String, slug: Resolve<slug>) -> String {
+///     format!("{name} is at /{}", slug.as_str())
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp::client::ClientError> {
+///     let server = Server::builder("wiki", "1.0.0").tool::<create_page>().build();
+///     let client = Client::builder().connect_in_process(&server).await?;
+///     let tools = client.list_tools().await?;
+///     let arguments = &tools[0].input_schema["properties"];
+///     assert!(arguments.get("name").is_some() && arguments.get("slug").is_none());
+///     let result = client.call_tool("create_page", serde_json::json!({"name": "Release Notes"})).await?;
+///     assert_eq!(result.content[0].as_text(), Some("Release Notes is at /release-notes"));
+///     Ok(())
+/// }
+/// ```
 pub struct Resolve<R: Resolver, W: Want = Value> {
     held: W::Hold<R::Value>,
     _resolver: PhantomData<fn() -> R>,
@@ -150,6 +300,32 @@ impl<R: Resolver, W: Want> Resolve<R, W> {
 
 impl<R: Resolver> Resolve<R, Value> {
     /// The value, cloned out if another consumer still shares it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use mcp::{Resolve, Server};
+    /// #[mcp::resolver]
+    /// fn tag_list(tags: &str) -> Vec<String> {
+    ///     tags.split(',').map(str::to_owned).collect()
+    /// }
+    ///
+    /// /// Tag a page.
+    /// #[mcp::tool]
+    /// fn tag(page: String, tags: String, list: Resolve<tag_list>) -> String {
+    ///     let mut list: Vec<String> = list.into_inner();
+    ///     list.sort();
+    ///     format!("{page}: {} (given as {tags})", list.join(" "))
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp::client::ClientError> {
+    /// # let server = Server::builder("wiki", "1.0.0").tool::<tag>().build();
+    /// # let client = mcp::client::Client::builder().connect_in_process(&server).await?;
+    /// let result = client.call_tool("tag", serde_json::json!({"page": "home", "tags": "b,c,a"})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("home: a b c (given as b,c,a)"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn into_inner(self) -> R::Value
     where
         R::Value: Clone,
@@ -158,6 +334,40 @@ impl<R: Resolver> Resolve<R, Value> {
     }
 
     /// The shared value.
+    ///
+    /// # Examples
+    ///
+    /// Keep the value without cloning it, even while other consumers share it:
+    ///
+    /// ```
+    /// # use mcp::{Resolve, Server};
+    /// use std::sync::Arc;
+    ///
+    /// #[mcp::resolver]
+    /// fn upper(name: &str) -> String {
+    ///     name.to_uppercase()
+    /// }
+    ///
+    /// #[mcp::resolver]
+    /// fn shout(upper: Resolve<upper>) -> String {
+    ///     format!("{}!", upper.as_str())
+    /// }
+    ///
+    /// /// Greet loudly.
+    /// #[mcp::tool]
+    /// fn greet(name: String, upper: Resolve<upper>, shout: Resolve<shout>) -> String {
+    ///     let upper: Arc<String> = upper.into_arc();
+    ///     format!("{name} -> {upper} {}", shout.as_str())
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp::client::ClientError> {
+    /// # let server = Server::builder("hello", "1.0.0").tool::<greet>().build();
+    /// # let client = mcp::client::Client::builder().connect_in_process(&server).await?;
+    /// let result = client.call_tool("greet", serde_json::json!({"name": "ada"})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("ada -> ADA ADA!"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn into_arc(self) -> Arc<R::Value> {
         self.held
     }
@@ -165,6 +375,43 @@ impl<R: Resolver> Resolve<R, Value> {
 
 impl<R: Resolver> Resolve<R, Refusable> {
     /// The answer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use mcp::client::Client;
+    /// # use mcp::protocol::ElicitResult;
+    /// use mcp::resolve::{Answer, Elicit, Refusable};
+    /// # use mcp::{Resolve, Server};
+    /// # #[derive(serde::Deserialize, mcp::ElicitForm)]
+    /// # struct Confirm {
+    /// #     ok: bool,
+    /// # }
+    /// #[mcp::resolver]
+    /// fn ask_go() -> Elicit<Confirm> {
+    ///     Elicit::new("Go ahead?")
+    /// }
+    ///
+    /// /// Go, if the user agrees.
+    /// #[mcp::tool]
+    /// fn go(go: Resolve<ask_go, Refusable>) -> String {
+    ///     match go.into_answer() {
+    ///         Answer::Accept(confirm) => format!("ok={}", confirm.ok),
+    ///         refused => format!("{}d", refused.action()),
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp::client::ClientError> {
+    /// # let server = Server::builder("go", "1.0.0").tool::<go>().build();
+    /// # let client = Client::builder()
+    /// #     .elicitation(|_asker, _params| async { Ok(ElicitResult::decline()) })
+    /// #     .connect_in_process(&server)
+    /// #     .await?;
+    /// let result = client.call_tool("go", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("declined"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn into_answer(self) -> Answer<Arc<R::Value>> {
         self.held
     }

@@ -9,6 +9,21 @@ use crate::protocol::{
 };
 
 /// Which capability a question needs, and how its answers look.
+///
+/// # Examples
+///
+/// ```
+/// use mcp::resolve::{Elicit, ListRoots, Question, QuestionKind, Sample};
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Confirm {
+///     ok: bool,
+/// }
+///
+/// assert_eq!(<Elicit<Confirm> as Question>::KIND, QuestionKind::Elicit);
+/// assert_eq!(Sample::KIND, QuestionKind::Sample);
+/// assert_eq!(ListRoots::KIND, QuestionKind::ListRoots);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum QuestionKind {
@@ -22,6 +37,22 @@ pub enum QuestionKind {
 
 /// A resolver's return type that may ask the client: [`Elicit<T>`], [`Sample`] or
 /// [`ListRoots`].
+///
+/// # Examples
+///
+/// The framework renders a resolver's question for the wire, then decodes the answer:
+///
+/// ```
+/// use mcp::resolve::{Question, Rendered, Sample};
+/// use serde_json::json;
+///
+/// let Rendered::Ask(request) = Sample::user("Name a colour.", 10).into_request() else { panic!("asks") };
+/// assert_eq!(request.method(), "sampling/createMessage");
+///
+/// let reply = json!({"role": "assistant", "content": {"type": "text", "text": "teal"}, "model": "m1"});
+/// assert_eq!(Sample::decode(&request, &reply).map(|r| r.text()), Some("teal".to_owned()));
+/// assert!(Sample::decode(&request, &json!({"text": "teal"})).is_none(), "not a sampling result");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a question",
     label = "a resolver returns a plain value or one of `Elicit<T>`, `Sample`, `ListRoots`"
@@ -39,6 +70,20 @@ pub trait Question: Send + 'static {
 }
 
 /// A question rendered for the wire, or the value a resolver already knew.
+///
+/// # Examples
+///
+/// ```
+/// use mcp::protocol::ListRootsResult;
+/// use mcp::resolve::{ListRoots, Question, Rendered};
+///
+/// match ListRoots::new().into_request() {
+///     Rendered::Ask(request) => assert_eq!(request.method(), "roots/list"),
+///     Rendered::Answered(_) => panic!("ListRoots::new asks"),
+/// }
+/// let known = ListRootsResult { roots: Vec::new(), meta: None };
+/// assert!(matches!(ListRoots::answered(known).into_request(), Rendered::Answered(r) if r.roots.is_empty()));
+/// ```
 #[derive(Debug)]
 pub enum Rendered<V> {
     /// No question: this is the value.
@@ -52,6 +97,50 @@ pub enum Rendered<V> {
 /// `T` derives [`ElicitForm`](macro@crate::ElicitForm) (and `Deserialize`), which checks at
 /// compile time that it is a flat form of strings, numbers, integers, booleans and
 /// string enums.
+///
+/// # Examples
+///
+/// A resolver that asks for a form; the client's elicitation callback fills it in:
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::protocol::{ElicitResult, JsonObject};
+/// use mcp::resolve::Elicit;
+/// use mcp::{Resolve, Server};
+///
+/// #[derive(serde::Deserialize, mcp::ElicitForm)]
+/// struct Region {
+///     /// Cloud region, e.g. eu-west-1.
+///     region: String,
+/// }
+///
+/// #[mcp::resolver]
+/// fn ask_region(name: &str) -> Elicit<Region> {
+///     Elicit::new(format!("Which region should {name} live in?"))
+/// }
+///
+/// /// Provision a database.
+/// #[mcp::tool]
+/// fn provision(name: String, region: Resolve<ask_region>) -> String {
+///     format!("Provisioned {name} in {}.", region.region)
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp::client::ClientError> {
+///     let server = Server::builder("db", "1.0.0").tool::<provision>().build();
+///     let client = Client::builder()
+///         .elicitation(|_asker, _params| async {
+///             let mut form = JsonObject::new();
+///             form.insert("region".into(), "eu-west-1".into());
+///             Ok(ElicitResult::accept(form))
+///         })
+///         .connect_in_process(&server)
+///         .await?;
+///     let result = client.call_tool("provision", serde_json::json!({"name": "orders"})).await?;
+///     assert_eq!(result.content[0].as_text(), Some("Provisioned orders in eu-west-1."));
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Elicit<T> {
     inner: Result<T, String>,
@@ -59,11 +148,52 @@ pub struct Elicit<T> {
 
 impl<T: ElicitForm> Elicit<T> {
     /// Ask `message`, with the schema of `T`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::{ElicitRequestParams, InputRequest};
+    /// use mcp::resolve::{Elicit, ElicitForm, Question, Rendered};
+    ///
+    /// #[derive(serde::Deserialize, mcp::ElicitForm)]
+    /// struct Confirm {
+    ///     ok: bool,
+    /// }
+    ///
+    /// let Rendered::Ask(request) = Elicit::<Confirm>::new("Go ahead?").into_request() else { panic!("asks") };
+    /// let InputRequest::Elicit(ElicitRequestParams::Form(form)) = *request else { panic!("a form") };
+    /// assert_eq!(form.message, "Go ahead?");
+    /// assert_eq!(&form.requested_schema, Confirm::schema());
+    /// ```
     pub fn new(message: impl Into<String>) -> Self {
         Elicit { inner: Err(message.into()) }
     }
 
     /// Do not ask: the value is already known (the consumer gets it as accepted).
+    ///
+    /// # Examples
+    ///
+    /// Only big volumes need a confirmation:
+    ///
+    /// ```
+    /// use mcp::resolve::{Elicit, Question, Rendered};
+    ///
+    /// #[derive(serde::Deserialize, mcp::ElicitForm)]
+    /// struct Confirm {
+    ///     ok: bool,
+    /// }
+    ///
+    /// #[mcp::resolver]
+    /// fn confirm(size_gb: u32) -> Elicit<Confirm> {
+    ///     if size_gb < 100 {
+    ///         return Elicit::answered(Confirm { ok: true });
+    ///     }
+    ///     Elicit::new(format!("Provision {size_gb} GB: sure?"))
+    /// }
+    ///
+    /// let Rendered::Answered(confirm) = Elicit::answered(Confirm { ok: true }).into_request() else { panic!() };
+    /// assert!(confirm.ok);
+    /// ```
     pub fn answered(value: T) -> Self {
         Elicit { inner: Ok(value) }
     }
@@ -94,6 +224,50 @@ impl<T: ElicitForm> Question for Elicit<T> {
 }
 
 /// Ask the client's model for a completion (`sampling/createMessage`).
+///
+/// # Examples
+///
+/// A resolver that asks the client's model; the client's sampling callback runs it:
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::protocol::{CreateMessageResult, OneOrMany, Role, SamplingContent, TextContent};
+/// use mcp::resolve::Sample;
+/// use mcp::{Resolve, Server};
+///
+/// #[mcp::resolver]
+/// fn blurb(name: &str) -> Sample {
+///     Sample::user(format!("Describe a database called {name}."), 50)
+/// }
+///
+/// /// Describe a database.
+/// #[mcp::tool]
+/// fn describe(name: String, blurb: Resolve<blurb>) -> String {
+///     format!("{name}: {} (by {})", blurb.text(), blurb.model)
+/// }
+///
+/// fn completion(text: &str) -> CreateMessageResult {
+///     CreateMessageResult {
+///         role: Role::Assistant,
+///         content: OneOrMany::One(SamplingContent::Text(TextContent { text: text.to_owned(), ..Default::default() })),
+///         model: "tiny-1".to_owned(),
+///         stop_reason: Some("endTurn".to_owned()),
+///         meta: None,
+///     }
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp::client::ClientError> {
+///     let server = Server::builder("db", "1.0.0").tool::<describe>().build();
+///     let client = Client::builder()
+///         .sampling(|_asker, _params| async { Ok(completion("Holds the orders.")) })
+///         .connect_in_process(&server)
+///         .await?;
+///     let result = client.call_tool("describe", serde_json::json!({"name": "orders"})).await?;
+///     assert_eq!(result.content[0].as_text(), Some("orders: Holds the orders. (by tiny-1)"));
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Sample {
     inner: Result<CreateMessageResult, Box<CreateMessageParams>>,
@@ -101,11 +275,41 @@ pub struct Sample {
 
 impl Sample {
     /// Ask with these parameters. Tools and tool choice need the client's `sampling.tools`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::{CreateMessageParams, InputRequest};
+    /// use mcp::resolve::{Question, Rendered, Sample};
+    ///
+    /// let mut params = CreateMessageParams::user_text("Name a colour.", 10);
+    /// params.system_prompt = Some("Answer in one word.".to_owned());
+    /// let Rendered::Ask(request) = Sample::new(params).into_request() else { panic!("asks") };
+    /// let InputRequest::Sample(sent) = *request else { panic!("a sampling request") };
+    /// assert_eq!(sent.system_prompt.as_deref(), Some("Answer in one word."));
+    /// ```
     pub fn new(params: CreateMessageParams) -> Self {
         Sample { inner: Err(Box::new(params)) }
     }
 
     /// Ask with these messages and token budget, leaving the other parameters unset.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::{InputRequest, OneOrMany, Role, SamplingContent, SamplingMessage, TextContent};
+    /// use mcp::resolve::{Question, Rendered, Sample};
+    ///
+    /// let say = |role, text: &str| SamplingMessage {
+    ///     role,
+    ///     content: OneOrMany::One(SamplingContent::Text(TextContent { text: text.to_owned(), ..Default::default() })),
+    ///     meta: None,
+    /// };
+    /// let history = vec![say(Role::User, "Hi"), say(Role::Assistant, "Hello!"), say(Role::User, "Name a colour.")];
+    /// let Rendered::Ask(request) = Sample::messages(history, 20).into_request() else { panic!("asks") };
+    /// let InputRequest::Sample(sent) = *request else { panic!("a sampling request") };
+    /// assert_eq!((sent.messages.len(), sent.max_tokens, sent.system_prompt), (3, 20, None));
+    /// ```
     pub fn messages(messages: Vec<SamplingMessage>, max_tokens: u64) -> Self {
         let mut params = CreateMessageParams::user_text("", max_tokens);
         params.messages = messages;
@@ -113,11 +317,47 @@ impl Sample {
     }
 
     /// Ask with one user text message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::{CreateMessageParams, InputRequest};
+    /// use mcp::resolve::{Question, Rendered, Sample};
+    ///
+    /// let Rendered::Ask(request) = Sample::user("Name a colour.", 10).into_request() else { panic!("asks") };
+    /// let InputRequest::Sample(sent) = *request else { panic!("a sampling request") };
+    /// assert_eq!(sent, CreateMessageParams::user_text("Name a colour.", 10));
+    /// ```
     pub fn user(text: impl Into<String>, max_tokens: u64) -> Self {
         Sample::new(CreateMessageParams::user_text(text, max_tokens))
     }
 
     /// Do not ask: the result is already known.
+    ///
+    /// # Examples
+    ///
+    /// A resolver that asks the model only when the tool was not given a summary:
+    ///
+    /// ```
+    /// use mcp::protocol::CreateMessageResult;
+    /// use mcp::resolve::{Question, Rendered, Sample};
+    ///
+    /// fn given(summary: &str) -> CreateMessageResult {
+    ///     let result = serde_json::json!({"role": "assistant", "content": {"type": "text", "text": summary}, "model": "given"});
+    ///     serde_json::from_value(result).expect("a sampling result")
+    /// }
+    ///
+    /// #[mcp::resolver]
+    /// fn summary(summary: Option<String>, text: &str) -> Sample {
+    ///     match summary {
+    ///         Some(summary) => Sample::answered(given(&summary)),
+    ///         None => Sample::user(format!("Summarise: {text}"), 100),
+    ///     }
+    /// }
+    ///
+    /// let Rendered::Answered(result) = Sample::answered(given("Short.")).into_request() else { panic!("no question") };
+    /// assert_eq!((result.text().as_str(), result.model.as_str()), ("Short.", "given"));
+    /// ```
     pub fn answered(result: CreateMessageResult) -> Self {
         Sample { inner: Ok(result) }
     }
@@ -140,6 +380,45 @@ impl Question for Sample {
 }
 
 /// Ask for the client's roots (`roots/list`).
+///
+/// # Examples
+///
+/// A resolver that lists the client's roots, here in a 2025-11-25 session (a `roots/list`
+/// request to the client):
+///
+/// ```
+/// use mcp::client::{Client, Mode};
+/// use mcp::protocol::{ListRootsResult, Root};
+/// use mcp::resolve::ListRoots;
+/// use mcp::{Resolve, Server};
+///
+/// #[mcp::resolver]
+/// fn roots() -> ListRoots {
+///     ListRoots::new()
+/// }
+///
+/// /// Where would a search look?
+/// #[mcp::tool]
+/// fn search_scope(roots: Resolve<roots>) -> String {
+///     roots.roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(" ")
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), mcp::client::ClientError> {
+///     let server = Server::builder("search", "1.0.0").tool::<search_scope>().build();
+///     let client = Client::builder()
+///         .mode(Mode::Legacy)
+///         .roots(|_asker| async {
+///             let root = Root { uri: "file:///work/app".to_owned(), name: Some("app".to_owned()), meta: None };
+///             Ok(ListRootsResult { roots: vec![root], meta: None })
+///         })
+///         .connect_in_process(&server)
+///         .await?;
+///     let result = client.call_tool("search_scope", serde_json::json!({})).await?;
+///     assert_eq!(result.content[0].as_text(), Some("file:///work/app"));
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Default)]
 pub struct ListRoots {
     answered: Option<ListRootsResult>,
@@ -147,11 +426,40 @@ pub struct ListRoots {
 
 impl ListRoots {
     /// Ask.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::InputRequest;
+    /// use mcp::resolve::{ListRoots, Question, Rendered};
+    ///
+    /// let Rendered::Ask(request) = ListRoots::new().into_request() else { panic!("asks") };
+    /// assert!(matches!(*request, InputRequest::ListRoots(None)), "a bare roots/list");
+    /// ```
     pub fn new() -> Self {
         ListRoots { answered: None }
     }
 
     /// Do not ask: the roots are already known.
+    ///
+    /// # Examples
+    ///
+    /// A resolver that uses a root the tool was given, and asks only without one:
+    ///
+    /// ```
+    /// use mcp::protocol::{ListRootsResult, Root};
+    /// use mcp::resolve::{ListRoots, Question, Rendered};
+    ///
+    /// #[mcp::resolver]
+    /// fn roots(root: Option<String>) -> ListRoots {
+    ///     let Some(uri) = root else { return ListRoots::new() };
+    ///     ListRoots::answered(ListRootsResult { roots: vec![Root { uri, ..Default::default() }], meta: None })
+    /// }
+    ///
+    /// let known = ListRootsResult { roots: vec![Root { uri: "file:///a".to_owned(), ..Default::default() }], meta: None };
+    /// let Rendered::Answered(result) = ListRoots::answered(known).into_request() else { panic!("no question") };
+    /// assert_eq!(result.roots[0].uri, "file:///a");
+    /// ```
     pub fn answered(result: ListRootsResult) -> Self {
         ListRoots { answered: Some(result) }
     }
