@@ -87,7 +87,7 @@ async fn authenticate(tokens: Tokens, mut request: Request, next: Next) -> Respo
 
 /// The app: `server` at `/mcp` with `config`, behind the authenticating middleware.
 pub fn app(server: Server, config: HttpConfig, tokens: Tokens) -> axum::Router {
-    axum::Router::new().route_service("/mcp", McpHttpService::new(server, config)).layer(
-        axum::middleware::from_fn(move |request: Request, next: Next| authenticate(tokens.clone(), request, next)),
-    )
+    axum::Router::new().route_service("/mcp", McpHttpService::new(server, config)).layer(axum::middleware::from_fn(
+        move |request: Request, next: Next| authenticate(tokens.clone(), request, next),
+    ))
 }

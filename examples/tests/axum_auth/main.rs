@@ -95,7 +95,10 @@ async fn our_client_with_a_bearer_token_calls_the_tool_in_both_eras() {
             Some(ContentBlock::Text(t)) => t.text.as_str(),
             other => panic!("legacy={legacy}: not text: {other:?}"),
         };
-        assert_eq!(text, "You are bob (client axum-auth-example, scopes: tickets:read); request id: none.", "legacy={legacy}");
+        assert_eq!(
+            text, "You are bob (client axum-auth-example, scopes: tickets:read); request id: none.",
+            "legacy={legacy}"
+        );
     }
     let refused = Client::builder().bearer_token("token-eve").connect_http(&url);
     assert!(within(refused).await.is_err(), "an unknown token cannot connect");

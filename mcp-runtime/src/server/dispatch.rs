@@ -16,7 +16,9 @@ use super::Server;
 use super::results::{finish_legacy, finish_modern};
 use super::routes::{Route, parse};
 use crate::Error;
-use crate::handler::{AuthInfo, Caller, ContextInner, Handler, LegacyState, Payload, Reply, Request, RequestContext, Session};
+use crate::handler::{
+    AuthInfo, Caller, ContextInner, Handler, LegacyState, Payload, Reply, Request, RequestContext, Session,
+};
 use crate::items::ListKind;
 use crate::protocol::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest, LoggingLevel,

@@ -138,7 +138,8 @@ async fn modern_handlers_see_the_request_headers_extensions_and_middleware_calle
 async fn legacy_handlers_see_the_parts_of_the_post_carrying_each_message() {
     let addr = start(HttpConfig::default()).await;
     let session = initialize(addr, json!({})).await;
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "seen", "arguments": {}}});
+    let message =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "seen", "arguments": {}}});
     let as_bob = legacy_headers(Some(&session)).set("authorization", "Bearer token-bob").set("x-tenant", "globex");
     let reply = http::post(addr, &as_bob, &message).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
