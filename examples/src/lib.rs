@@ -1,5 +1,6 @@
 //! Shared helpers for the example binaries.
 
+pub mod axum_auth;
 pub mod cli;
 pub mod everything;
 pub mod lowlevel;

@@ -1,6 +1,18 @@
 //! Who is calling: what a transport or a layer verified about the caller.
 
 /// The authenticated caller behind a request.
+///
+/// A transport's [`TokenVerifier`](crate::auth::TokenVerifier) produces it, or, over
+/// Streamable HTTP without a verifier, a layer in front of the endpoint inserts it into
+/// the request's extensions (it is `Clone + Send + Sync + 'static`, as those require).
+/// Handlers read it with [`RequestContext::auth`](crate::RequestContext::auth).
+///
+/// ```
+/// use mcp::auth::AuthInfo;
+///
+/// let alice = AuthInfo { client_id: "app".into(), subject: Some("alice".into()), ..AuthInfo::default() };
+/// assert_ne!(alice.principal(), AuthInfo { subject: Some("bob".into()), ..alice.clone() }.principal());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthInfo {
     /// The OAuth client the token was issued to.
@@ -21,3 +33,9 @@ impl AuthInfo {
         serde_json::json!([self.client_id, self.issuer, self.subject]).to_string()
     }
 }
+
+// Request extensions hold only `Clone + Send + Sync + 'static` values: keep `AuthInfo` one.
+const _: fn() = || {
+    fn extension<T: Clone + Send + Sync + 'static>() {}
+    extension::<AuthInfo>();
+};

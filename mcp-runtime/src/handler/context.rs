@@ -33,6 +33,26 @@ pub(crate) struct ContextInner {
     pub(crate) notifications: mpsc::Sender<String>,
     pub(crate) server: ServerHandle,
     pub(crate) auth: Option<Arc<AuthInfo>>,
+    /// The HTTP request (without its body) that carried this message; `None` on stdio
+    /// and in-process links. Shared, never copied, by everything serving the request.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<Arc<http::request::Parts>>,
+}
+
+/// What a transport knows about where a request came from: the verified caller and,
+/// over HTTP, the request itself. Handed to dispatch and moved into the context.
+#[derive(Clone, Default)]
+pub(crate) struct Caller {
+    pub(crate) auth: Option<Arc<AuthInfo>>,
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<Arc<http::request::Parts>>,
+}
+
+impl Caller {
+    /// A caller known only by its verified identity (or not at all).
+    pub(crate) fn authenticated(auth: Option<Arc<AuthInfo>>) -> Self {
+        Caller { auth, ..Caller::default() }
+    }
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -64,6 +84,8 @@ impl RequestContext {
             notifications,
             server,
             auth: None,
+            #[cfg(feature = "http")]
+            http: None,
         })
     }
 
@@ -132,9 +154,89 @@ impl RequestContext {
         }
     }
 
-    /// The authenticated caller, when the transport verified a token.
+    /// The authenticated caller.
+    ///
+    /// Over Streamable HTTP it comes from one of two places:
+    /// - the transport's own [`TokenVerifier`](crate::auth::TokenVerifier), when
+    ///   [`HttpConfig::token_verifier`](crate::serve::http::HttpConfig::token_verifier) is set;
+    ///   it then always wins, and an `AuthInfo` in the request's extensions is ignored;
+    /// - otherwise an [`AuthInfo`] that a layer in front of the service (an axum middleware,
+    ///   a gateway adapter) inserted into the HTTP request's extensions.
+    ///
+    /// Either way this principal is the one sealed request state is bound to. `None` when
+    /// nobody authenticated the request, and on stdio and in-process links.
+    ///
+    /// ```
+    /// use mcp::RequestContext;
+    ///
+    /// fn greeting(ctx: &RequestContext) -> String {
+    ///     match ctx.auth().and_then(|auth| auth.subject.as_deref()) {
+    ///         Some(user) => format!("hello, {user}"),
+    ///         None => "hello, stranger".to_owned(),
+    ///     }
+    /// }
+    /// # let _ = greeting;
+    /// ```
     pub fn auth(&self) -> Option<&AuthInfo> {
         self.inner.auth.as_deref()
+    }
+
+    /// The HTTP request that carried this message, without its body: method, URI,
+    /// headers and extensions. `None` on stdio and in-process links.
+    ///
+    /// Every message of a 2025-11-25 session is its own POST: this is the request of the
+    /// message being served, not of the `initialize` that opened the session.
+    ///
+    /// ```
+    /// use mcp::RequestContext;
+    ///
+    /// fn path(ctx: &RequestContext) -> Option<&str> {
+    ///     ctx.http_parts().map(|parts| parts.uri.path())
+    /// }
+    /// # let _ = path;
+    /// ```
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http_parts(&self) -> Option<&http::request::Parts> {
+        self.inner.http.as_deref()
+    }
+
+    /// The headers of the HTTP request that carried this message; `None` on stdio and
+    /// in-process links.
+    ///
+    /// ```
+    /// use mcp::RequestContext;
+    ///
+    /// fn tenant(ctx: &RequestContext) -> Option<&str> {
+    ///     ctx.http_headers()?.get("x-tenant")?.to_str().ok()
+    /// }
+    /// # let _ = tenant;
+    /// ```
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http_headers(&self) -> Option<&http::HeaderMap> {
+        self.http_parts().map(|parts| &parts.headers)
+    }
+
+    /// The extensions of the HTTP request that carried this message: what middleware in
+    /// front of the service inserted (a tenant, a trace id, claims). `None` on stdio and
+    /// in-process links.
+    ///
+    /// ```
+    /// use mcp::RequestContext;
+    ///
+    /// #[derive(Clone)]
+    /// struct Tenant(String);
+    ///
+    /// fn tenant(ctx: &RequestContext) -> Option<&str> {
+    ///     ctx.http_extensions()?.get::<Tenant>().map(|t| t.0.as_str())
+    /// }
+    /// # let _ = tenant;
+    /// ```
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http_extensions(&self) -> Option<&http::Extensions> {
+        self.http_parts().map(|parts| &parts.extensions)
     }
 
     /// The server serving this request: announce list changes, switch items on and off.

@@ -47,7 +47,7 @@ use std::sync::Arc;
 pub use auth::AuthInfo;
 pub(crate) use changes::ItemSwitch;
 pub use changes::{Change, ServerHandle};
-pub(crate) use context::ContextInner;
+pub(crate) use context::{Caller, ContextInner};
 pub use context::{Context, RequestContext};
 pub(crate) use panic::CatchUnwind;
 pub use reply::Reply;

@@ -16,7 +16,9 @@ use super::Server;
 use super::results::{finish_legacy, finish_modern};
 use super::routes::{Route, parse};
 use crate::Error;
-use crate::handler::{AuthInfo, ContextInner, Handler, LegacyState, Payload, Reply, Request, RequestContext, Session};
+use crate::handler::{
+    AuthInfo, Caller, ContextInner, Handler, LegacyState, Payload, Reply, Request, RequestContext, Session,
+};
 use crate::items::ListKind;
 use crate::protocol::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest, LoggingLevel,
@@ -72,6 +74,18 @@ impl Server {
         notifications: mpsc::Sender<String>,
         auth: Option<Arc<AuthInfo>>,
     ) -> Result<Payload, Error> {
+        self.dispatch_from(session, request, notifications, Caller::authenticated(auth)).await
+    }
+
+    /// [`dispatch`](Self::dispatch) for a request whose transport knows more about it
+    /// than the caller's identity (over HTTP: the request's parts).
+    pub(crate) async fn dispatch_from(
+        &self,
+        session: &Arc<Session>,
+        request: JsonRpcRequest,
+        notifications: mpsc::Sender<String>,
+        caller: Caller,
+    ) -> Result<Payload, Error> {
         let JsonRpcRequest { id, method, params, .. } = request;
         let modern = meta_of(params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern {
@@ -82,10 +96,10 @@ impl Server {
                 return Ok(Payload::Value(json!({})));
             }
             if session.is_legacy() {
-                return self.legacy_request(session, id, method, params, notifications, auth).await;
+                return self.legacy_request(session, id, method, params, notifications, caller).await;
             }
         }
-        self.modern_request(session, id, method, params, notifications, auth).await
+        self.modern_request(session, id, method, params, notifications, caller).await
     }
 
     async fn modern_request(
@@ -95,7 +109,7 @@ impl Server {
         method: String,
         params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
-        auth: Option<Arc<AuthInfo>>,
+        caller: Caller,
     ) -> Result<Payload, Error> {
         let server = self.inner();
         let Some(route) = server.routes.find(&method, true) else {
@@ -113,7 +127,9 @@ impl Server {
             session: Arc::clone(session),
             notifications,
             server: server.handle.clone(),
-            auth,
+            auth: caller.auth,
+            #[cfg(feature = "http")]
+            http: caller.http,
         });
         if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
             return Ok(Payload::Encoded(text));
@@ -162,7 +178,7 @@ impl Server {
         method: String,
         params: Option<JsonObject>,
         notifications: mpsc::Sender<String>,
-        auth: Option<Arc<AuthInfo>>,
+        caller: Caller,
     ) -> Result<Payload, Error> {
         let method = method.as_str();
         let Some(state) = session.legacy() else {
@@ -204,7 +220,9 @@ impl Server {
             session: Arc::clone(session),
             notifications,
             server: self.inner().handle.clone(),
-            auth,
+            auth: caller.auth,
+            #[cfg(feature = "http")]
+            http: caller.http,
         });
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern

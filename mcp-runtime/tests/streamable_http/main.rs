@@ -1,9 +1,10 @@
 //! The Streamable HTTP transport on a real socket (127.0.0.1): the protocol rules over
-//! HTTP, bearer-token authentication, and hostile input.
+//! HTTP, bearer-token authentication, the request parts handlers see, and hostile input.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod auth;
 mod hostile;
+mod parts;
 mod transport;

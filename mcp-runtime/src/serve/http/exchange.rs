@@ -8,7 +8,7 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::body::Event;
 use crate::Server;
-use crate::handler::{CatchUnwind, Session, error_frame, payload_frame};
+use crate::handler::{Caller, CatchUnwind, Session, error_frame, payload_frame};
 use crate::protocol::{Error, ErrorCode, JsonRpcRequest};
 
 /// How a request served in line ended: a whole answer, or a stream that began with a
@@ -29,13 +29,13 @@ pub(crate) async fn serve_inline(
     session: Arc<Session>,
     request: JsonRpcRequest,
     permit: OwnedSemaphorePermit,
-    auth: Option<Arc<crate::handler::AuthInfo>>,
+    caller: Caller,
 ) -> Served {
     let id = request.id.clone();
     let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
     let mut handler = Box::pin(async move {
         let _permit = permit;
-        CatchUnwind::new(server.dispatch(&session, request, notify_tx, auth)).await
+        CatchUnwind::new(server.dispatch_from(&session, request, notify_tx, caller)).await
     });
     tokio::select! {
         biased;
@@ -116,7 +116,7 @@ pub(crate) fn start(
     request: JsonRpcRequest,
     legacy: bool,
     permit: OwnedSemaphorePermit,
-    auth: Option<Arc<crate::handler::AuthInfo>>,
+    caller: Caller,
 ) -> mpsc::Receiver<Event> {
     let (events, receiver) = mpsc::channel(64);
     let id = request.id.clone();
@@ -125,7 +125,7 @@ pub(crate) fn start(
     let work = async move {
         let _permit = permit;
         let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
-        let handler = CatchUnwind::new(server.dispatch(&task_session, request, notify_tx, auth));
+        let handler = CatchUnwind::new(server.dispatch_from(&task_session, request, notify_tx, caller));
         tokio::pin!(handler);
         let outcome = loop {
             tokio::select! {

@@ -45,7 +45,7 @@ pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
 use crate::handler::AuthInfo;
-use crate::handler::{Change, Session};
+use crate::handler::{Caller, Change, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
 use crate::wire::headers::{self, HeaderParam};
 use body::Event;
@@ -180,6 +180,12 @@ impl HttpConfig {
     /// Verify `Authorization: Bearer` tokens with `verifier`; requests without a valid one
     /// get 401. The caller's [`AuthInfo`] reaches handlers through the context and binds
     /// sealed request state to the principal.
+    ///
+    /// Without a verifier, the endpoint takes the [`AuthInfo`] that a layer in front of it
+    /// (an axum middleware, a gateway adapter) inserted into the request's extensions, and
+    /// treats it exactly the same way. With a verifier, the verifier wins: an `AuthInfo` in
+    /// the extensions is ignored (it stays readable through
+    /// [`RequestContext::http_extensions`](crate::RequestContext::http_extensions)).
     #[must_use]
     pub fn token_verifier(mut self, verifier: impl crate::auth::TokenVerifier) -> Self {
         self.token_verifier = Some(Arc::new(verifier));
@@ -468,12 +474,14 @@ impl State {
                 "Forbidden: host or origin not allowed",
             );
         }
+        // The transport's own verifier wins; without one, trust what a layer in front of
+        // this service (axum middleware, a gateway adapter) put in the extensions.
         let auth = match &self.config.token_verifier {
             Some(verifier) => match authenticate(verifier.as_ref(), request.headers()).await {
                 Ok(auth) => Some(Arc::new(auth)),
                 Err(response) => return *response,
             },
-            None => None,
+            None => request.extensions().get::<AuthInfo>().cloned().map(Arc::new),
         };
         match *request.method() {
             Method::POST => self.post(request, auth).await,
@@ -593,9 +601,13 @@ impl State {
                 );
             }
         };
+        let parts = Arc::new(parts);
         let headers = &parts.headers;
         match message {
-            JsonRpcMessage::Request(request) => self.request(headers, request, auth).await,
+            JsonRpcMessage::Request(request) => {
+                let caller = Caller { auth, http: Some(Arc::clone(&parts)) };
+                self.request(headers, request, caller).await
+            }
             JsonRpcMessage::Notification(notification) => match session_id(headers) {
                 None => empty_response(StatusCode::ACCEPTED),
                 Some(sid) => match self.sessions.get(sid) {
@@ -645,7 +657,7 @@ impl State {
         self: Arc<Self>,
         headers: &http::HeaderMap,
         request: crate::protocol::JsonRpcRequest,
-        auth: Option<Arc<AuthInfo>>,
+        caller: Caller,
     ) -> Response<HttpBody> {
         let modern = request
             .params
@@ -665,7 +677,7 @@ impl State {
             };
             // Legacy errors are answered with 200 too, so the status cannot tell whether
             // the handshake succeeded; only a successful one keeps its session.
-            let (mut response, answered) = self.run_reporting(session, request, true, auth).await;
+            let (mut response, answered) = self.run_reporting(session, request, true, caller).await;
             if answered {
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(headers::SESSION_ID, value);
@@ -679,7 +691,7 @@ impl State {
             let Some(session) = self.sessions.get(sid) else {
                 return session_not_found(Some(request.id));
             };
-            return self.run(session, request, true, auth).await;
+            return self.run(session, request, true, caller).await;
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
@@ -695,7 +707,7 @@ impl State {
                 return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
-        self.run(Arc::new(Session::new()), request, false, auth).await
+        self.run(Arc::new(Session::new()), request, false, caller).await
     }
 
     /// The header-mirrored arguments of tool `name`, from a cache rebuilt when the tool list changes.
@@ -732,9 +744,9 @@ impl State {
         session: Arc<Session>,
         request: crate::protocol::JsonRpcRequest,
         legacy: bool,
-        auth: Option<Arc<AuthInfo>>,
+        caller: Caller,
     ) -> Response<HttpBody> {
-        self.run_reporting(session, request, legacy, auth).await.0
+        self.run_reporting(session, request, legacy, caller).await.0
     }
 
     /// [`run`](Self::run), also telling whether the request got a result (not an error).
@@ -744,7 +756,7 @@ impl State {
         session: Arc<Session>,
         request: crate::protocol::JsonRpcRequest,
         legacy: bool,
-        auth: Option<Arc<AuthInfo>>,
+        caller: Caller,
     ) -> (Response<HttpBody>, bool) {
         let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
             tracing::warn!(
@@ -759,9 +771,9 @@ impl State {
         };
         let id = request.id.clone();
         let mut events = if legacy {
-            exchange::start(self.server.clone(), session, request, legacy, permit, auth)
+            exchange::start(self.server.clone(), session, request, legacy, permit, caller)
         } else {
-            match exchange::serve_inline(self.server.clone(), session, request, permit, auth).await {
+            match exchange::serve_inline(self.server.clone(), session, request, permit, caller).await {
                 exchange::Served::Done(frame, error_code) => {
                     let status = error_code.map_or(StatusCode::OK, status_for);
                     return (json_response(status, frame), error_code.is_none());
