@@ -6,6 +6,7 @@
 mod support;
 
 mod architecture;
+mod completions;
 mod error_codes;
 mod fuzz_regressions;
 mod layers;
