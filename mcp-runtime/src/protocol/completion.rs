@@ -27,6 +27,19 @@ pub enum CompletionReference {
     },
 }
 
+impl CompletionReference {
+    /// A reference to the prompt `name`.
+    pub fn prompt(name: impl Into<String>) -> Self {
+        CompletionReference::Prompt { name: name.into(), title: None }
+    }
+
+    /// A reference to the resource template `uri_template`, as listed
+    /// (`resources/templates/list`).
+    pub fn resource(uri_template: impl Into<String>) -> Self {
+        CompletionReference::Resource { uri: uri_template.into() }
+    }
+}
+
 /// The argument being completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompletionArgument {
