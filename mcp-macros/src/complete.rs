@@ -78,3 +78,47 @@ pub fn completer_method(model: &FnModel) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use crate::expand::item;
+    use crate::model::Kind;
+
+    /// The generated `completer` names the runtime through `crate = "..."` and the
+    /// completer through the user's own path.
+    #[test]
+    fn the_completer_method_is_hygienic() {
+        let prompt = item(
+            Kind::Prompt,
+            quote!(crate = "reexport::m"),
+            quote!(
+                fn greet(#[mcp(complete = names::all, rename = "who")] name: String, plain: String) -> String {
+                    name
+                }
+            ),
+        )
+        .to_string();
+        assert!(!prompt.contains(":: mcp ::") && !prompt.contains("__mcp_crate"), "{prompt}");
+        assert!(prompt.contains("fn completer"), "{prompt}");
+        assert!(prompt.contains("\"who\" =>"), "keyed by the wire name: {prompt}");
+        assert!(prompt.contains("reexport :: m :: __private :: run_completer (names :: all ,"), "{prompt}");
+        assert!(!prompt.contains("\"plain\" =>"), "{prompt}");
+
+        let without = item(Kind::Prompt, quote!(), quote!(fn greet(name: String) -> String { name })).to_string();
+        assert!(!without.contains("fn completer"), "the trait's default serves items without completers");
+
+        let resource = item(
+            Kind::Resource,
+            quote!("notes://{id}"),
+            quote!(
+                fn note(#[mcp(complete = ids)] id: String) -> String {
+                    id
+                }
+            ),
+        )
+        .to_string();
+        assert!(resource.contains(":: mcp :: __private :: run_completer (ids ,"), "{resource}");
+    }
+}

@@ -81,6 +81,9 @@ use proc_macro::TokenStream;
 /// - `default = expr`: the value when the argument is absent (the argument becomes optional).
 /// - `rename = "..."`: the argument's wire name (default: the parameter's name).
 /// - `description = "..."`: the argument's description (default: its doc comment).
+/// - `complete = path::to_fn`: not on tools: `completion/complete` completes prompt
+///   arguments and resource template variables only (see [`macro@prompt`]); a tool
+///   argument's allowed values belong in its schema (an enum).
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Tool, attr.into(), item.into()).into()
