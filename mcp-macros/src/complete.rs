@@ -106,7 +106,16 @@ mod tests {
         assert!(prompt.contains("reexport :: m :: __private :: run_completer (names :: all ,"), "{prompt}");
         assert!(!prompt.contains("\"plain\" =>"), "{prompt}");
 
-        let without = item(Kind::Prompt, quote!(), quote!(fn greet(name: String) -> String { name })).to_string();
+        let without = item(
+            Kind::Prompt,
+            quote!(),
+            quote!(
+                fn greet(name: String) -> String {
+                    name
+                }
+            ),
+        )
+        .to_string();
         assert!(!without.contains("fn completer"), "the trait's default serves items without completers");
 
         let resource = item(

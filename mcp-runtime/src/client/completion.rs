@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::{Client, ClientError};
-use crate::protocol::{CompleteParams, CompleteResult, CompletionArgument, CompletionContext, CompletionReference, methods};
+use crate::protocol::{
+    CompleteParams, CompleteResult, CompletionArgument, CompletionContext, CompletionReference, methods,
+};
 
 impl Client {
     /// Complete `argument` of a prompt or resource template from the text typed so far.

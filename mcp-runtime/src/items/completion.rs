@@ -226,8 +226,12 @@ pub mod shape {
 )]
 pub trait Completer<M>: Send + Sync + 'static {
     /// Complete `value`.
-    fn complete(&self, ctx: Context, value: String, arguments: CompletionArguments)
-    -> BoxFuture<Result<Completion, Error>>;
+    fn complete(
+        &self,
+        ctx: Context,
+        value: String,
+        arguments: CompletionArguments,
+    ) -> BoxFuture<Result<Completion, Error>>;
 }
 
 macro_rules! completer_impls {

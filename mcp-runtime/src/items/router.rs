@@ -10,9 +10,9 @@ use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
 use crate::handler::{BoxFuture, Context, RequestContext};
 use crate::protocol::{
-    CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome, GetPromptParams, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate,
-    Tool,
+    CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
+    GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool,
 };
 
 type ToolCall = fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;

@@ -112,7 +112,8 @@ async fn complete(
     value: &str,
     context: Option<Value>,
 ) -> Result<Value, Error> {
-    let mut params = json!({"_meta": meta(&json!({})), "ref": reference, "argument": {"name": argument, "value": value}});
+    let mut params =
+        json!({"_meta": meta(&json!({})), "ref": reference, "argument": {"name": argument, "value": value}});
     if let Some(arguments) = context {
         params["context"] = json!({ "arguments": arguments });
     }
@@ -127,7 +128,8 @@ async fn values(client: &mcp::client::RawClient, reference: Value, argument: &st
 #[tokio::test]
 async fn a_prompt_argument_is_completed_by_its_completer() {
     let client = mcp::client::in_process(&server());
-    let result = complete(&client, prompt_ref("start"), "language", "r", None).await.unwrap_or_else(|e| panic!("{e:?}"));
+    let result =
+        complete(&client, prompt_ref("start"), "language", "r", None).await.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["completion"], json!({"values": ["rust", "ruby"]}));
     assert_eq!(values(&client, prompt_ref("start"), "language", "p").await, json!(["python", "perl"]));
@@ -148,13 +150,15 @@ async fn a_template_variable_is_completed_by_its_completer() {
 async fn the_arguments_filled_in_already_reach_the_completer() {
     let client = mcp::client::in_process(&server());
     let rust = Some(json!({"language": "rust"}));
-    let result = complete(&client, prompt_ref("start"), "framework", "a", rust).await.unwrap_or_else(|e| panic!("{e:?}"));
+    let result =
+        complete(&client, prompt_ref("start"), "framework", "a", rust).await.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(result["completion"]["values"], json!(["axum", "actix-web"]));
     let none = values(&client, prompt_ref("start"), "framework", "").await;
     assert_eq!(none, json!([]), "no language chosen yet");
 
     let context = Some(json!({"language": "rust", "framework": "axum"}));
-    let echoed = complete(&client, prompt_ref("echo"), "value", "ty", context).await.unwrap_or_else(|e| panic!("{e:?}"));
+    let echoed =
+        complete(&client, prompt_ref("echo"), "value", "ty", context).await.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(
         echoed["completion"],
         json!({"values": ["typed=ty", "version=2026-07-28", "framework=axum,language=rust"], "total": 3, "hasMore": false}),
@@ -188,7 +192,8 @@ async fn an_unknown_reference_is_invalid_params() {
     let client = mcp::client::in_process(&server());
     let prompt = complete(&client, prompt_ref("nope"), "a", "", None).await.expect_err("no such prompt");
     assert_eq!((prompt.code, prompt.message.as_str()), (-32602, "Unknown prompt: nope"));
-    let template = complete(&client, template_ref("db://{nope}"), "nope", "", None).await.expect_err("no such template");
+    let template =
+        complete(&client, template_ref("db://{nope}"), "nope", "", None).await.expect_err("no such template");
     assert_eq!((template.code, template.message.as_str()), (-32602, "Unknown resource template: db://{nope}"));
     // A concrete URI is not the template it matches.
     let concrete = complete(&client, template_ref("db://orders/rows/1"), "table", "", None).await;
