@@ -91,7 +91,7 @@ impl Client {
             meta: None,
             reference,
             argument: CompletionArgument { name: argument.to_owned(), value: value.to_owned() },
-            context: (!filled.is_empty()).then(|| CompletionContext { arguments: Some(filled) }),
+            context: if filled.is_empty() { None } else { Some(CompletionContext { arguments: Some(filled) }) },
         };
         let params = serde_json::to_value(params)
             .map_err(|e| ClientError::Protocol(format!("cannot encode completion/complete: {e}")))?;
