@@ -62,6 +62,38 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 /// `#[mcp(complete = ...)]` generates these; a hand-written
 /// [`PromptDef::completer`](super::PromptDef::completer) or
 /// [`ResourceDef::completer`](super::ResourceDef::completer) returns one per argument.
+///
+/// ```
+/// use mcp::handler::BoxFuture;
+/// use mcp::items::PromptDef;
+/// use mcp::items::completion::CompleteFn;
+/// use mcp::protocol::{Completion, GetPromptOutcome, GetPromptParams, GetPromptResult, Prompt, PromptArgument, PromptMessage};
+/// use mcp::{Context, Error};
+///
+/// /// A prompt written by hand whose `colour` argument completes.
+/// struct Paint;
+///
+/// impl PromptDef for Paint {
+///     const NAME: &'static str = "paint";
+///     fn definition() -> Prompt {
+///         Prompt::new("paint").with_arguments(vec![PromptArgument::new("colour")])
+///     }
+///     fn get(_ctx: Context, params: GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>> {
+///         let colour = params.arguments.unwrap_or_default().remove("colour").unwrap_or_default();
+///         Box::pin(async move { Ok(GetPromptResult::new(vec![PromptMessage::user(format!("Paint it {colour}."))]).into()) })
+///     }
+///     fn completer(argument: &str) -> Option<CompleteFn> {
+///         let colours: CompleteFn = |_ctx, typed, _filled| {
+///             let values = ["red", "blue"].into_iter().filter(|c| c.starts_with(&typed)).map(str::to_owned).collect();
+///             Box::pin(async move { Ok(Completion { values, ..Default::default() }) })
+///         };
+///         (argument == "colour").then_some(colours)
+///     }
+/// }
+///
+/// let server = mcp::Server::builder("s", "1.0.0").prompt::<Paint>().build();
+/// assert!(server.capabilities().completions.is_some());
+/// ```
 pub type CompleteFn = fn(Context, String, CompletionArguments) -> BoxFuture<Result<Completion, Error>>;
 
 /// The arguments the client has already filled in (`context.arguments` of

@@ -27,6 +27,14 @@ pub enum CompletionReference {
     },
 }
 
+/// ```
+/// use mcp::protocol::CompletionReference;
+///
+/// let prompt = serde_json::to_value(CompletionReference::prompt("review")).unwrap_or_default();
+/// assert_eq!(prompt, serde_json::json!({"type": "ref/prompt", "name": "review"}));
+/// let template = CompletionReference::resource("db://{table}/rows");
+/// assert_eq!(template, CompletionReference::Resource { uri: "db://{table}/rows".into() });
+/// ```
 impl CompletionReference {
     /// A reference to the prompt `name`.
     pub fn prompt(name: impl Into<String>) -> Self {
