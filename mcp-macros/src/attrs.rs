@@ -18,7 +18,7 @@ pub fn keys(kind: Kind) -> &'static [&'static str] {
 }
 
 pub const ANNOTATION_KEYS: &[&str] = &["title", "read_only", "destructive", "idempotent", "open_world"];
-pub const PARAM_KEYS: &[&str] = &["default", "rename", "description"];
+pub const PARAM_KEYS: &[&str] = &["default", "rename", "description", "complete"];
 
 fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -210,11 +210,12 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
     options
 }
 
-/// `#[mcp(default = expr, rename = "x", description = "...")]` on a parameter.
+/// `#[mcp(default = expr, rename = "x", description = "...", complete = path)]` on a parameter.
 pub struct ParamOptions {
     pub default: Option<Expr>,
     pub rename: Option<LitStr>,
     pub description: Option<LitStr>,
+    pub complete: Option<syn::Path>,
 }
 
 pub fn parse_param_options(attr: &syn::Attribute, out: &mut ParamOptions, errors: &mut Vec<syn::Error>) {
@@ -240,6 +241,13 @@ pub fn parse_param_options(attr: &syn::Attribute, out: &mut ParamOptions, errors
                         errors.push(duplicate(&key));
                     }
                     out.description = Some(parse_str(input)?);
+                }
+                "complete" => {
+                    if out.complete.is_some() {
+                        errors.push(duplicate(&key));
+                    }
+                    input.parse::<Token![=]>()?;
+                    out.complete = Some(input.parse()?);
                 }
                 _ => {
                     errors.push(unknown_key(&key, "`#[mcp(...)]` on a parameter", PARAM_KEYS));

@@ -13,6 +13,7 @@
 //! checked model only.
 
 mod attrs;
+mod complete;
 #[cfg(test)]
 mod doc_keys;
 mod docs;
@@ -80,6 +81,9 @@ use proc_macro::TokenStream;
 /// - `default = expr`: the value when the argument is absent (the argument becomes optional).
 /// - `rename = "..."`: the argument's wire name (default: the parameter's name).
 /// - `description = "..."`: the argument's description (default: its doc comment).
+/// - `complete = path::to_fn`: not on tools: `completion/complete` completes prompt
+///   arguments and resource template variables only (see [`macro@prompt`]); a tool
+///   argument's allowed values belong in its schema (an enum).
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Tool, attr.into(), item.into()).into()
@@ -117,6 +121,46 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// - `rename = "..."`: the argument's wire name.
 /// - `description = "..."`: the argument's description (default: its doc comment).
+/// - `complete = path::to_fn`: the function that completes this argument
+///   (`completion/complete`); see [Completion](#completion).
+///
+/// # Completion
+///
+/// `#[mcp(complete = f)]` names a function that suggests values for the argument while
+/// the user types. `f` takes the text typed so far (`&str`, or `String` for an `async fn`)
+/// and, optionally after it, a `mcp::Context` and/or the arguments filled in already
+/// (`mcp::items::completion::CompletionArguments`, from the request's
+/// `context.arguments`). It returns `Vec<String>` (or `Vec<&str>`), a
+/// `mcp::protocol::Completion` to set `total` and `hasMore`, or a `Result` of one. The
+/// framework sends at most 100 values (marking longer lists `hasMore`), answers an
+/// argument without a completer with no values, and declares the `completions`
+/// capability when any registered item has a completer.
+///
+/// ```
+/// use mcp::items::completion::CompletionArguments;
+///
+/// fn languages(typed: &str) -> Vec<&'static str> {
+///     ["python", "rust"].into_iter().filter(|l| l.starts_with(typed)).collect()
+/// }
+///
+/// async fn styles(typed: String, filled: CompletionArguments) -> Result<Vec<String>, mcp::Error> {
+///     let styles: &[&str] = if filled.get("lang") == Some("rust") { &["clippy", "idiomatic"] } else { &["pep8"] };
+///     Ok(styles.iter().filter(|s| s.starts_with(&typed)).map(|s| (*s).to_owned()).collect())
+/// }
+///
+/// /// Review a piece of code.
+/// #[mcp::prompt]
+/// fn review(
+///     code: String,
+///     #[mcp(rename = "lang", complete = languages)] language: String,
+///     #[mcp(complete = styles)] style: Option<String>,
+/// ) -> String {
+///     format!("Review this {language} ({}): {code}", style.as_deref().unwrap_or("any style"))
+/// }
+///
+/// let server = mcp::Server::builder("s", "1.0.0").prompt::<review>().build();
+/// assert!(server.capabilities().completions.is_some());
+/// ```
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Prompt, attr.into(), item.into()).into()
@@ -158,6 +202,22 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Parameter keys
 ///
 /// - `rename = "..."`: the template variable the parameter reads.
+/// - `complete = path::to_fn`: the function that completes this template variable
+///   (`completion/complete` with a `ref/resource` reference to the template), with the
+///   same shapes as for a prompt argument (see [`macro@prompt`]'s Completion section).
+///
+/// ```
+/// fn tables(typed: &str) -> Vec<&'static str> {
+///     ["orders", "users"].into_iter().filter(|t| t.starts_with(typed)).collect()
+/// }
+///
+/// /// Rows of one table.
+/// #[mcp::resource("db://{table}/rows")]
+/// fn rows(#[mcp(complete = tables)] table: String) -> String {
+///     format!("rows of {table}")
+/// }
+/// # let _ = mcp::Server::builder("s", "1.0.0").resource::<rows>().build();
+/// ```
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::item(model::Kind::Resource, attr.into(), item.into()).into()

@@ -80,6 +80,8 @@ pub struct Param {
     pub default: Option<Expr>,
     pub rename: Option<LitStr>,
     pub description: Option<LitStr>,
+    /// `#[mcp(complete = path)]`: the function completing this argument.
+    pub complete: Option<syn::Path>,
 }
 
 impl Param {

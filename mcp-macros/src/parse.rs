@@ -53,7 +53,7 @@ pub fn parse(
             FnArg::Typed(typed) => typed,
         };
         let mut docs = Vec::new();
-        let mut opts = ParamOptions { default: None, rename: None, description: None };
+        let mut opts = ParamOptions { default: None, rename: None, description: None, complete: None };
         let mut kept = Vec::new();
         for attr in typed.attrs.drain(..) {
             if attr.path().is_ident("doc") {
@@ -95,6 +95,7 @@ pub fn parse(
             default: opts.default,
             rename: opts.rename,
             description: opts.description,
+            complete: opts.complete,
         });
     }
     if is_method {

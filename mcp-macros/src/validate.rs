@@ -160,6 +160,7 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ),
         ));
     }
+    crate::complete::validate(model, errors);
     if model.kind == Kind::Resolver {
         validate_resolver(model, errors);
         return;

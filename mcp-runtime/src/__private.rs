@@ -11,6 +11,7 @@ pub use serde_json;
 
 pub use crate::handler::BoxFuture;
 pub use crate::items::args::{StrParam, ToolParam, arg, arg_optional, arg_or, missing_arg, prompt_arg, template_var};
+pub use crate::items::completion::run as run_completer;
 pub use crate::items::convert::{
     ErrViaDisplay, ErrViaMcp, ErrWrap, Ret, RetType, SchemaViaIntoTool, SchemaViaNeither, SchemaViaStructured,
     ToolErrViaDisplay, ToolErrViaMcp, ViaIntoTool, ViaNeither, ViaStructured, prompt_outcome, resource_outcome,

@@ -70,7 +70,6 @@ pub fn server() -> Server {
         .resource::<static_binary>()
         .resource::<watched_resource>()
         .resource::<template_data>()
-        .on_complete(complete)
         .build();
     // The dynamic items exist only while a list change is being demonstrated.
     server.set_tool_enabled("test_dynamic_tool", false);

@@ -20,6 +20,7 @@ pub fn test_simple_prompt() -> &'static str {
 #[mcp::prompt]
 pub fn test_prompt_with_arguments(
     /// First argument
+    #[mcp(complete = arg1_values)]
     arg1: String,
     /// Second argument
     arg2: String,
@@ -87,18 +88,8 @@ pub fn test_dynamic_prompt() -> &'static str {
     "dynamic"
 }
 
-/// `completion/complete`: values for `test_prompt_with_arguments`'s `arg1`.
-pub async fn complete(
-    _ctx: mcp::RequestContext,
-    params: mcp::protocol::CompleteParams,
-) -> Result<mcp::protocol::CompleteResult, mcp::Error> {
-    use mcp::protocol::CompletionReference;
-    let candidates: &[&str] = match (&params.reference, params.argument.name.as_str()) {
-        (CompletionReference::Prompt { name, .. }, "arg1") if name == "test_prompt_with_arguments" => {
-            &["testValue1", "test", "other"]
-        }
-        _ => &[],
-    };
-    let values = candidates.iter().filter(|c| c.starts_with(&params.argument.value)).map(|c| (*c).to_owned()).collect();
-    Ok(mcp::protocol::CompleteResult::new(values))
+/// `completion/complete` of `test_prompt_with_arguments`'s `arg1`: the candidates that
+/// start with what was typed. (`arg2` has no completer, so it completes to no values.)
+pub fn arg1_values(typed: &str) -> Vec<&'static str> {
+    ["testValue1", "test", "other"].into_iter().filter(|c| c.starts_with(typed)).collect()
 }

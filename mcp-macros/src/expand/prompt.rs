@@ -70,6 +70,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     } else {
         quote!(let _ = &__mcp_params;)
     };
+    let completer = crate::complete::completer_method(model);
     let ctx_name =
         if model.params.iter().any(|p| p.role != ParamRole::Argument) { quote!(__mcp_ctx) } else { quote!(_) };
 
@@ -101,6 +102,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                         #convert
                     })
                 }
+
+                #completer
             }
         };
     }

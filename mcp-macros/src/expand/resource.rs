@@ -63,6 +63,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         },
         _ => TokenStream::new(),
     };
+    let completer = crate::complete::completer_method(model);
     let ctx_name =
         if model.params.iter().any(|p| p.role != ParamRole::Argument) { quote!(__mcp_ctx) } else { quote!(_) };
     let vars_name = if model.maybe_arguments().any(|p| is_var(&p)) { quote!(__mcp_vars) } else { quote!(_) };
@@ -93,6 +94,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                         #convert
                     })
                 }
+
+                #completer
             }
         };
     }

@@ -8,9 +8,12 @@
 //! - Under 2026-07-28, `call_tool`, `get_prompt` and `read_resource` run the retry loop
 //!   (the driver); the `*_once` forms return one round for callers that drive it themselves.
 //! - In a 2025-11-25 session, the same callbacks answer the server's requests.
+//! - [`Client::complete`] asks for completions of a prompt argument or a resource
+//!   template variable.
 //! - [`RawClient`]: a bare JSON-RPC peer over a byte stream, for tests and tools.
 
 mod callbacks;
+mod completion;
 #[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub mod driver;

@@ -20,6 +20,7 @@
 
 #[cfg(feature = "macros")]
 pub(crate) mod args;
+pub mod completion;
 #[cfg(feature = "macros")]
 pub(crate) mod convert;
 mod dynamic;
@@ -78,6 +79,12 @@ pub trait PromptDef: 'static {
     fn definition() -> Prompt;
     /// Render it.
     fn get(ctx: Context, params: GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
+    /// The completer of the argument `argument`, if it has one (`#[mcp(complete = ...)]`).
+    /// Asked once per declared argument, at registration.
+    fn completer(argument: &str) -> Option<completion::CompleteFn> {
+        let _ = argument;
+        None
+    }
 }
 
 /// A static resource or a resource template.
@@ -107,4 +114,10 @@ pub trait ResourceDef: 'static {
         params: ReadResourceParams,
         variables: template::Variables,
     ) -> BoxFuture<Result<ReadResourceOutcome, Error>>;
+    /// The completer of the template variable `variable`, if it has one
+    /// (`#[mcp(complete = ...)]`). Asked once per variable, at registration.
+    fn completer(variable: &str) -> Option<completion::CompleteFn> {
+        let _ = variable;
+        None
+    }
 }

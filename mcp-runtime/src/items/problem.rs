@@ -52,7 +52,8 @@ pub enum BuildProblem {
     },
     /// Items were registered with macros and with hand-written handlers for the same methods.
     MixedRegistration {
-        /// What was registered twice: `"tools"`, `"prompts"` or `"resources"`.
+        /// What was registered twice: `"tools"`, `"prompts"`, `"resources"` or
+        /// `"completions"` (completers on items next to `on_complete`).
         what: &'static str,
         /// The builder methods that conflict with the macro items.
         handlers: &'static str,

@@ -5,15 +5,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::dynamic::{AddToolError, DynamicTool};
+use super::completion::{Completers, CompletionArguments};
 use super::problem::{BuildProblem, ItemKind};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
 use crate::handler::{BoxFuture, Context, RequestContext};
 use crate::protocol::{
-    CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate,
-    Tool,
+    CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
+    GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool,
 };
 
 type ToolCall = fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
@@ -34,6 +35,7 @@ pub(crate) struct Items {
     dynamic_tools: Vec<DynamicTool>,
     /// Serve tools from this registry even with none registered (tools come later).
     allow_dynamic_tools: bool,
+    completers: Completers,
     /// Registration problems, reported by `try_build`.
     pub(crate) errors: Vec<BuildProblem>,
 }
@@ -69,6 +71,8 @@ impl Items {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Prompt, name: prompt.name.clone() });
             return;
         }
+        let arguments = prompt.arguments.iter().flatten().map(|a| a.name.as_str());
+        self.completers.add_prompt(&prompt.name, arguments, P::completer);
         self.prompts.push(prompt);
     }
 
@@ -90,7 +94,10 @@ impl Items {
                     return;
                 }
                 match UriTemplate::parse(&template.uri_template) {
-                    Ok(parsed) => self.templates.push((template, parsed, R::read)),
+                    Ok(parsed) => {
+                        self.completers.add_template(&template.uri_template, parsed.variables(), R::completer);
+                        self.templates.push((template, parsed, R::read));
+                    }
                     Err(e) => self.errors.push(BuildProblem::InvalidTemplate {
                         template: template.uri_template.clone(),
                         reason: e.to_string(),
@@ -112,6 +119,11 @@ impl Items {
         !self.resources.is_empty() || !self.templates.is_empty()
     }
 
+    /// Whether any prompt argument or template variable has a completer.
+    pub(crate) fn has_completers(&self) -> bool {
+        self.completers.any()
+    }
+
     /// Split into shared tables the handlers close over.
     pub(crate) fn into_shared(self) -> Arc<SharedItems> {
         Arc::new(SharedItems {
@@ -129,6 +141,7 @@ impl Items {
             },
             static_reads: self.static_reads,
             template_reads: self.templates.into_iter().map(|(_, parsed, read)| (parsed, read)).collect(),
+            completers: self.completers,
             disabled_tools: RwLock::default(),
             disabled_prompts: RwLock::default(),
             encoded: RwLock::default(),
@@ -152,6 +165,7 @@ pub(crate) struct SharedItems {
     templates: ListResourceTemplatesResult,
     static_reads: HashMap<String, ResourceRead>,
     template_reads: Vec<(UriTemplate, ResourceRead)>,
+    completers: Completers,
     /// Tools and prompts taken out of service at run time, by name.
     disabled_tools: RwLock<HashSet<String>>,
     disabled_prompts: RwLock<HashSet<String>>,
@@ -375,5 +389,43 @@ impl SharedItems {
         }
         let error = Error::resource_not_found(&params.uri);
         Box::pin(async move { Err(error) })
+    }
+    /// `completion/complete` from the items' completers: a known prompt or template
+    /// without a completer for the argument gets no values; an unknown one is `-32602`.
+    pub(crate) fn complete(
+        &self,
+        ctx: RequestContext,
+        params: CompleteParams,
+    ) -> BoxFuture<Result<CompleteResult, Error>> {
+        let argument = params.argument.name.as_str();
+        let completer = match &params.reference {
+            CompletionReference::Prompt { name, .. } => {
+                let enabled = !read(&self.disabled_prompts).contains(name);
+                if !self.prompt_gets.contains_key(name) || !enabled {
+                    let error = Error::unknown_prompt(name);
+                    return Box::pin(async move { Err(error) });
+                }
+                self.completers.for_prompt(name, argument)
+            }
+            CompletionReference::Resource { uri } => {
+                let known = self.templates.resource_templates.iter().any(|t| &t.uri_template == uri)
+                    || self.static_reads.contains_key(uri);
+                if !known {
+                    let error = Error::invalid_params(format!("Unknown resource template: {uri}"));
+                    return Box::pin(async move { Err(error) });
+                }
+                self.completers.for_template(uri, argument)
+            }
+        };
+        let Some(completer) = completer else {
+            return Box::pin(async { Ok(CompleteResult::new(Vec::new())) });
+        };
+        let ctx = Context::new(ctx, None, None);
+        let filled = CompletionArguments::from(params.context.and_then(|c| c.arguments).unwrap_or_default());
+        let future = completer(ctx, params.argument.value, filled);
+        Box::pin(async move {
+            let completion = super::completion::capped(future.await?);
+            Ok(CompleteResult { completion, ..Default::default() })
+        })
     }
 }

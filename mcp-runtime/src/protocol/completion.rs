@@ -27,6 +27,27 @@ pub enum CompletionReference {
     },
 }
 
+/// ```
+/// use mcp::protocol::CompletionReference;
+///
+/// let prompt = serde_json::to_value(CompletionReference::prompt("review")).unwrap_or_default();
+/// assert_eq!(prompt, serde_json::json!({"type": "ref/prompt", "name": "review"}));
+/// let template = CompletionReference::resource("db://{table}/rows");
+/// assert_eq!(template, CompletionReference::Resource { uri: "db://{table}/rows".into() });
+/// ```
+impl CompletionReference {
+    /// A reference to the prompt `name`.
+    pub fn prompt(name: impl Into<String>) -> Self {
+        CompletionReference::Prompt { name: name.into(), title: None }
+    }
+
+    /// A reference to the resource template `uri_template`, as listed
+    /// (`resources/templates/list`).
+    pub fn resource(uri_template: impl Into<String>) -> Self {
+        CompletionReference::Resource { uri: uri_template.into() }
+    }
+}
+
 /// The argument being completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompletionArgument {

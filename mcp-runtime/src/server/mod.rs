@@ -292,7 +292,10 @@ impl ServerBuilder {
         on_read_resource, read_resource, ReadResourceParams, ReadResourceOutcome
     );
     handler_setter!(
-        /// Handle `completion/complete`.
+        /// Handle `completion/complete` by hand. Prompts and resource templates with
+        /// `#[mcp(complete = ...)]` completers answer it themselves; a server that has such
+        /// completers and this handler too is not built
+        /// ([`BuildProblem::MixedRegistration`]), so one never silently wins over the other.
         on_complete, complete, CompleteParams, CompleteResult
     );
 
@@ -381,6 +384,7 @@ impl ServerBuilder {
         problems.append(&mut self.problems);
         let items = std::mem::take(&mut self.items);
         let (tools, prompts, resources) = (items.has_tools(), items.has_prompts(), items.has_resources());
+        let completes = items.has_completers();
         let h = &mut self.handlers;
         let conflicts = [
             (tools && (h.list_tools.is_some() || h.call_tool.is_some()), "tools", "on_list_tools/on_call_tool"),
@@ -395,6 +399,7 @@ impl ServerBuilder {
                 "resources",
                 "on_list_resources/on_list_resource_templates/on_read_resource",
             ),
+            (completes && h.complete.is_some(), "completions", "on_complete"),
         ];
         for (conflict, what, handlers) in conflicts {
             if conflict {
@@ -455,6 +460,10 @@ impl ServerBuilder {
             }));
             let read = Arc::clone(&shared);
             h.read_resource = Some(Arc::new(move |ctx, params| read.read_resource(ctx, params)));
+        }
+        if completes {
+            let complete = Arc::clone(&shared);
+            h.complete = Some(Arc::new(move |ctx, params| complete.complete(ctx, params)));
         }
         let mut server = self.finish();
         if (tools || prompts || resources)

@@ -31,6 +31,7 @@ mod support;
 
 use support::{TIMEOUT, within};
 
+mod completion;
 mod driver;
 mod http_headers;
 mod lifecycle;

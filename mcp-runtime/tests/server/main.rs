@@ -6,6 +6,7 @@
 mod support;
 
 mod architecture;
+mod completions;
 mod error_codes;
 mod extending;
 mod fuzz_regressions;
