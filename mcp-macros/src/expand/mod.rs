@@ -189,6 +189,39 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The `state_needs` method of an item's trait impl: each parameter that may be a
+/// `State<T>` records its `T` (decided by the type; a `Context` or an argument records
+/// nothing), then `resolvers` adds the states of the tool's resolvers. Empty when there is
+/// nothing to record (the trait's default reports none).
+fn state_needs<'a>(params: impl Iterator<Item = &'a crate::model::Param>, resolvers: TokenStream) -> TokenStream {
+    let needs: Vec<_> = params
+        .filter(|p| p.role == ParamRole::ContextOrArgument)
+        .map(|p| state_need(&p.ty, quote!(__mcp_needs)))
+        .collect();
+    if needs.is_empty() && resolvers.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn state_needs(__mcp_needs: &mut __mcp_crate::__private::StateNeeds) {
+            #(#needs)*
+            #resolvers
+        }
+    }
+}
+
+/// Record `ty`'s state type in `needs` if it is `mcp::State<T>` (or `&mcp::State<T>`).
+fn state_need(ty: &syn::Type, needs: TokenStream) -> TokenStream {
+    let ty = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    quote_spanned! {ty.span()=> {
+        #[allow(unused_imports)]
+        use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+        (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_state_need(#needs);
+    }}
+}
+
 /// The pieces every item's definition needs, computed once.
 struct Common {
     name: String,

@@ -42,7 +42,7 @@ pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome,
 pub(crate) use router::{Items, ListKind, SharedItems};
 
 use crate::Error;
-use crate::handler::{BoxFuture, Context};
+use crate::handler::{BoxFuture, Context, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, Prompt, ReadResourceOutcome,
     ReadResourceParams, Resource, ResourceTemplate, Tool,
@@ -61,6 +61,11 @@ pub trait ToolDef: 'static {
     fn definition() -> Tool;
     /// Serve one call.
     fn call(ctx: Context, params: CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
+    /// The application-state types it takes as `State<T>` (its resolvers' included);
+    /// building a server without one of them fails. None by default.
+    fn state_needs(needs: &mut StateNeeds) {
+        let _ = needs;
+    }
 }
 
 /// A prompt defined with `#[mcp::prompt]`.
@@ -76,6 +81,11 @@ pub trait PromptDef: 'static {
     fn definition() -> Prompt;
     /// Render it.
     fn get(ctx: Context, params: GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
+    /// The application-state types it takes as `State<T>`;
+    /// building a server without one of them fails. None by default.
+    fn state_needs(needs: &mut StateNeeds) {
+        let _ = needs;
+    }
 }
 
 /// A static resource or a resource template.
@@ -105,4 +115,9 @@ pub trait ResourceDef: 'static {
         params: ReadResourceParams,
         variables: template::Variables,
     ) -> BoxFuture<Result<ReadResourceOutcome, Error>>;
+    /// The application-state types it takes as `State<T>`;
+    /// building a server without one of them fails. None by default.
+    fn state_needs(needs: &mut StateNeeds) {
+        let _ = needs;
+    }
 }

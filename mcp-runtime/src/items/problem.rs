@@ -56,6 +56,16 @@ pub enum BuildProblem {
     NoAudience,
     /// Request-state sealing could not be set up (for example, no randomness for a key).
     Sealing(String),
+    /// An item takes a `State<T>` (itself or through its resolvers), but no value of type
+    /// `T` was registered with `.state(..)`.
+    MissingState {
+        /// The item's kind.
+        kind: ItemKind,
+        /// The item's name (the URI for resources and templates).
+        name: String,
+        /// The missing type, as `std::any::type_name` spells it.
+        type_name: &'static str,
+    },
 }
 
 impl std::fmt::Display for BuildProblem {
@@ -74,6 +84,11 @@ impl std::fmt::Display for BuildProblem {
                  as its audience, so give the server a name or set an audience",
             ),
             BuildProblem::Sealing(why) => write!(f, "request-state sealing: {why}"),
+            BuildProblem::MissingState { kind, name, type_name } => write!(
+                f,
+                "{kind} `{name}` takes `State<{type_name}>`, but no `{type_name}` was registered: \
+                 add `.state(value)` with a `{type_name}` value to the server builder"
+            ),
         }
     }
 }

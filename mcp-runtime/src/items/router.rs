@@ -7,7 +7,7 @@ use super::problem::{BuildProblem, ItemKind};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
-use crate::handler::{BoxFuture, Context, RequestContext};
+use crate::handler::{BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate,
@@ -30,6 +30,8 @@ pub(crate) struct Items {
     templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead)>,
     /// Registration problems, reported by `try_build`.
     pub(crate) errors: Vec<BuildProblem>,
+    /// The application-state types each item takes, checked by `try_build`.
+    pub(crate) state_needs: Vec<(ItemKind, String, StateNeeds)>,
 }
 
 impl Items {
@@ -39,6 +41,7 @@ impl Items {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
+        self.need_state(ItemKind::Tool, &tool.name, T::state_needs);
         self.tools.push(tool);
     }
 
@@ -48,6 +51,7 @@ impl Items {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Prompt, name: prompt.name.clone() });
             return;
         }
+        self.need_state(ItemKind::Prompt, &prompt.name, P::state_needs);
         self.prompts.push(prompt);
     }
 
@@ -58,6 +62,7 @@ impl Items {
                     self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Resource, name: resource.uri.clone() });
                     return;
                 }
+                self.need_state(ItemKind::Resource, &resource.uri, R::state_needs);
                 self.resources.push(resource);
             }
             ResourceKind::Template(template) => {
@@ -68,6 +73,7 @@ impl Items {
                     });
                     return;
                 }
+                self.need_state(ItemKind::ResourceTemplate, &template.uri_template, R::state_needs);
                 match UriTemplate::parse(&template.uri_template) {
                     Ok(parsed) => self.templates.push((template, parsed, R::read)),
                     Err(e) => self.errors.push(BuildProblem::InvalidTemplate {
@@ -77,6 +83,26 @@ impl Items {
                 }
             }
         }
+    }
+
+    /// Record the state types an item takes, if any.
+    fn need_state(&mut self, kind: ItemKind, name: &str, collect: fn(&mut StateNeeds)) {
+        let mut needs = StateNeeds::default();
+        collect(&mut needs);
+        if needs.type_names().next().is_some() {
+            self.state_needs.push((kind, name.to_owned(), needs));
+        }
+    }
+
+    /// A [`BuildProblem::MissingState`] for each state type an item takes that `state` lacks.
+    pub(crate) fn missing_state(&self, state: &crate::handler::StateMap) -> Vec<BuildProblem> {
+        let mut problems = Vec::new();
+        for (kind, name, needs) in &self.state_needs {
+            for (_, type_name) in needs.iter().filter(|(id, _)| !state.contains(*id)) {
+                problems.push(BuildProblem::MissingState { kind: *kind, name: name.clone(), type_name });
+            }
+        }
+        problems
     }
 
     pub(crate) fn has_tools(&self) -> bool {

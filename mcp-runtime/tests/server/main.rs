@@ -13,3 +13,4 @@ mod limits;
 mod macros;
 mod memory_pairing;
 mod spec_examples;
+mod state;
