@@ -60,19 +60,19 @@ pub fn is_state_ref(ty: &Type) -> bool {
 }
 
 /// In `State<..>`'s type arguments, the first borrow that is not `'static` (a `&` without
-/// `'static`, or a lifetime argument other than `'static`), for an error at that token.
-pub fn state_borrow(ty: &Type) -> Option<proc_macro2::Span> {
-    struct Finder(Option<proc_macro2::Span>);
+/// `'static`, or a lifetime argument other than `'static`), as tokens for an error there.
+pub fn state_borrow(ty: &Type) -> Option<proc_macro2::TokenStream> {
+    struct Finder(Option<proc_macro2::TokenStream>);
     impl<'ast> Visit<'ast> for Finder {
         fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
             if self.0.is_none() && r.lifetime.as_ref().is_none_or(|l| l.ident != "static") {
-                self.0 = Some(syn::spanned::Spanned::span(r));
+                self.0 = Some(quote::ToTokens::to_token_stream(r));
             }
             syn::visit::visit_type_reference(self, r);
         }
         fn visit_lifetime(&mut self, l: &'ast syn::Lifetime) {
             if self.0.is_none() && l.ident != "static" {
-                self.0 = Some(l.span());
+                self.0 = Some(quote::ToTokens::to_token_stream(l));
             }
         }
     }

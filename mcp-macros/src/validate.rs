@@ -88,8 +88,8 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
         }
         match param.role {
             ParamRole::ContextOrArgument if types::state_borrow(&param.ty).is_some() => {
-                if let Some(span) = types::state_borrow(&param.ty) {
-                    errors.push(syn::Error::new(span, STATE_BORROW));
+                if let Some(borrow) = types::state_borrow(&param.ty) {
+                    errors.push(syn::Error::new_spanned(borrow, STATE_BORROW));
                 }
             }
             // Two `State<T>` of one type are two clones of one value: harmless.
