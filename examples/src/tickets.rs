@@ -13,7 +13,9 @@ use mcp::resolve::Elicit;
 use mcp::{Error, Resolve, Server, State};
 
 /// Who can take a ticket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema, mcp::ElicitForm)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema, mcp::ElicitForm,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Team {
     /// Servers, networks, on-call.
@@ -25,7 +27,9 @@ pub enum Team {
 }
 
 /// How soon a ticket needs work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema, mcp::ElicitForm)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema, mcp::ElicitForm,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Priority {
     /// When someone has time.

@@ -36,9 +36,13 @@ async fn tickets_are_filed_triaged_and_served_from_one_shared_store() {
     assert_eq!(open["inputSchema"]["required"], json!(["title"]), "the store is no argument: {open}");
     assert_eq!(open["outputSchema"]["properties"]["title"]["type"], "string", "{open}");
 
-    let opened = request(&client, "tools/call", json!({"name": "open_ticket", "arguments": {"title": "Login page is slow"}}))
-        .await;
-    assert_eq!(opened["structuredContent"], json!({"id": 1, "title": "Login page is slow", "team": null, "priority": null}));
+    let opened =
+        request(&client, "tools/call", json!({"name": "open_ticket", "arguments": {"title": "Login page is slow"}}))
+            .await;
+    assert_eq!(
+        opened["structuredContent"],
+        json!({"id": 1, "title": "Login page is slow", "team": null, "priority": null})
+    );
 
     let first = request(&client, "tools/call", json!({"name": "triage", "arguments": {"id": 1}})).await;
     let (team_key, message) = question(&first);
@@ -61,11 +65,13 @@ async fn tickets_are_filed_triaged_and_served_from_one_shared_store() {
     .await;
     assert_eq!(done["structuredContent"]["team"], "app", "{done}");
     assert_eq!(done["structuredContent"]["priority"], "normal", "{done}");
-    let expected = Ticket { id: 1, title: "Login page is slow".into(), team: Some(Team::App), priority: Some(Priority::Normal) };
+    let expected =
+        Ticket { id: 1, title: "Login page is slow".into(), team: Some(Team::App), priority: Some(Priority::Normal) };
     assert_eq!(store.get(1), Some(expected), "the handlers wrote to the store the builder was given");
 
     let read = request(&client, "resources/read", json!({"uri": "tickets://1"})).await;
-    let served: Value = serde_json::from_str(read["contents"][0]["text"].as_str().unwrap_or_default()).unwrap_or_default();
+    let served: Value =
+        serde_json::from_str(read["contents"][0]["text"].as_str().unwrap_or_default()).unwrap_or_default();
     assert_eq!(served["priority"], "normal", "{read}");
     let prompt = request(&client, "prompts/get", json!({"name": "draft_reply", "arguments": {"id": "1"}})).await;
     assert_eq!(

@@ -282,6 +282,38 @@ mod tests {
     use super::item;
     use crate::model::Kind;
 
+    /// A `State<..>` parameter is no documented argument, and the item reports its type.
+    #[test]
+    fn state_is_injected_not_documented_as_an_argument() {
+        let out = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn triage(id: u32, db: mcp::State<Db>, cache: State<Cache>) -> String {
+                    String::new()
+                }
+            ),
+        )
+        .to_string();
+        assert!(out.contains("| `id` | `u32`"), "{out}");
+        assert!(!out.contains("| `db`") && !out.contains("| `cache`"), "{out}");
+        assert!(out.contains("Injected, not part of the schema: `db: mcp::State<Db>`"), "{out}");
+        assert!(out.contains("`cache: State<Cache>` is application state if its type is `mcp::State<T>`"), "{out}");
+        assert!(out.contains("fn state_needs"), "{out}");
+        assert!(out.contains("__mcp_state_need"), "{out}");
+        let plain = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn one() -> i64 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(!plain.contains("state_needs"), "no state, the trait's default: {plain}");
+    }
+
     /// Every runtime path in an expansion starts from `crate = "..."` when it is given.
     #[test]
     fn crate_path_replaces_every_runtime_path() {

@@ -92,9 +92,9 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     };
     let resolve_check = resolve_check(model);
     let resolver_needs = resolver_collects(model);
-    let resolver_needs = (!resolver_needs.is_empty()).then(|| {
-        quote!(__mcp_crate::__private::Graph::state_needs_of(__mcp_needs, |__mcp_graph| { #(#resolver_needs)* });)
-    });
+    let resolver_needs = (!resolver_needs.is_empty()).then(
+        || quote!(__mcp_crate::__private::Graph::state_needs_of(__mcp_needs, |__mcp_graph| { #(#resolver_needs)* });),
+    );
     let state_needs = super::state_needs(model.params.iter(), resolver_needs.unwrap_or_default());
     let uses_args = model.reads_arguments();
     let args_decl = if uses_args {

@@ -120,7 +120,10 @@ impl StateMap {
     /// Register `value`; a second value of the same type replaces the first.
     pub(crate) fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) {
         if self.values.insert(TypeId::of::<T>(), Box::new(State(value))).is_some() {
-            tracing::debug!(state = std::any::type_name::<T>(), "application state registered again; the last value wins");
+            tracing::debug!(
+                state = std::any::type_name::<T>(),
+                "application state registered again; the last value wins"
+            );
         }
     }
 

@@ -27,8 +27,8 @@ use std::marker::PhantomData;
 use super::args::{StrParam, ToolParam, arg, missing_arg, prompt_arg};
 use super::resolver_args::ToolArg;
 use super::schema::{InputSchema, ToolParamSchema};
-use crate::protocol::{CallToolResult, JsonObject, PromptArgument};
 use crate::handler::{State, StateNeeds};
+use crate::protocol::{CallToolResult, JsonObject, PromptArgument};
 use crate::{Context, Error};
 
 /// Names a parameter type for role dispatch.

@@ -174,7 +174,10 @@ async fn a_resolver_reads_state_by_value_and_by_reference() {
     let assigned = request(&client, "tools/call", json!({"name": "assign", "arguments": {"id": 1}})).await;
     assert_eq!(text(&assigned), "#1 -> ada");
     let missing = request(&client, "tools/call", json!({"name": "assign", "arguments": {"id": 9}})).await;
-    assert_eq!((missing["isError"].clone(), text(&missing)), (json!(true), "Resolver 'server::state::owner' failed: no ticket 9"));
+    assert_eq!(
+        (missing["isError"].clone(), text(&missing)),
+        (json!(true), "Resolver 'server::state::owner' failed: no ticket 9")
+    );
 }
 
 #[test]
@@ -226,9 +229,8 @@ fn build_panics_with_the_same_text() {
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     let db = std::any::type_name::<Db>();
     assert!(
-        message.starts_with(&format!(
-            "invalid MCP server: tool `open` takes `State<{db}>`, but no `{db}` was registered"
-        )),
+        message
+            .starts_with(&format!("invalid MCP server: tool `open` takes `State<{db}>`, but no `{db}` was registered")),
         "{message}"
     );
 }
