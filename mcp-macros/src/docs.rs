@@ -44,7 +44,13 @@ pub fn join(lines: &[String]) -> Option<String> {
 }
 
 fn type_text(ty: &syn::Type) -> String {
-    quote::quote!(#ty).to_string().replace(" < ", "<").replace(" >", ">").replace("< ", "<").replace(" ,", ",")
+    quote::quote!(#ty)
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace("< ", "<")
+        .replace(" ,", ",")
 }
 
 /// A parameter spelled `mcp::State<..>`: certainly application state.
