@@ -24,12 +24,14 @@ use std::collections::HashMap;
 ///
 /// /// Counts the calls, shared by every request.
 /// #[derive(Clone, Default)]
-/// struct Counter(Arc<Mutex<u64>>);
+/// struct Counter {
+///     calls: Arc<Mutex<u64>>,
+/// }
 ///
 /// /// Count one more call.
 /// #[mcp::tool]
 /// fn bump(counter: State<Counter>) -> u64 {
-///     let mut n = counter.0.lock().unwrap_or_else(|e| e.into_inner());
+///     let mut n = counter.calls.lock().unwrap_or_else(|e| e.into_inner());
 ///     *n += 1;
 ///     *n
 /// }
