@@ -5,6 +5,7 @@ pub mod cli;
 pub mod everything;
 pub mod lowlevel;
 pub mod provisioner;
+pub mod tickets;
 
 /// The environment variable holding shared request-state keys: hex secrets (32 bytes or
 /// more each) separated by commas, the first one minting. Every instance behind a load

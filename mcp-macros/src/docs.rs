@@ -44,7 +44,31 @@ pub fn join(lines: &[String]) -> Option<String> {
 }
 
 pub(crate) fn type_text(ty: &syn::Type) -> String {
-    quote::quote!(#ty).to_string().replace(" < ", "<").replace(" >", ">").replace("< ", "<").replace(" ,", ",")
+    quote::quote!(#ty)
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace("< ", "<")
+        .replace(" ,", ",")
+}
+
+/// A parameter spelled `mcp::State<..>`: certainly application state.
+fn is_mcp_state(p: &crate::model::Param) -> bool {
+    let ty = match &p.ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    types::is_state(ty) && types::is_mcp_path(ty)
+}
+
+/// What a parameter whose role the type decides is when it is injected.
+fn injected_if(p: &crate::model::Param) -> &'static str {
+    if types::is_state(&p.ty) || types::is_state_ref(&p.ty) {
+        "application state if its type is `mcp::State<T>`"
+    } else {
+        "the request context if its type is `mcp::Context`"
+    }
 }
 
 /// The companion type's rustdoc: what the item is, its parameters and its schema.
@@ -91,17 +115,18 @@ pub fn companion(model: &FnModel) -> String {
     let injected: Vec<String> = model
         .params
         .iter()
-        .filter(|p| !matches!(p.role, ParamRole::Argument | ParamRole::ContextOrArgument))
+        .filter(|p| !matches!(p.role, ParamRole::Argument | ParamRole::ContextOrArgument) || is_mcp_state(p))
         .map(|p| format!("`{}: {}`", p.ident, type_text(&p.ty)))
         .collect();
     if !injected.is_empty() {
         out.push_str(&format!("Injected, not part of the schema: {}.\n\n", injected.join(", ")));
     }
-    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument) {
+    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument && !is_mcp_state(p)) {
         out.push_str(&format!(
-            "`{}: {}` is the request context if its type is `mcp::Context`, else the argument `{}`.\n\n",
+            "`{}: {}` is {}, else the argument `{}`.\n\n",
             p.ident,
             type_text(&p.ty),
+            injected_if(p),
             p.wire_name()
         ));
     }
@@ -141,11 +166,12 @@ fn resolver_companion(model: &FnModel) -> String {
     if !args.is_empty() {
         out.push_str(&format!("Takes the tool arguments {}.\n\n", args.join(", ")));
     }
-    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument) {
+    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument && !is_mcp_state(p)) {
         out.push_str(&format!(
-            "`{}: {}` is the request context if its type is `mcp::Context`, else the tool argument `{}`.\n\n",
+            "`{}: {}` is {}, else the tool argument `{}`.\n\n",
             p.ident,
             type_text(&p.ty),
+            injected_if(p),
             p.wire_name()
         ));
     }

@@ -30,10 +30,11 @@ use proc_macro::TokenStream;
 /// Turn an async (or sync) function into an MCP tool.
 ///
 /// Plain parameters become the input schema (their `///` docs become descriptions); a
-/// `mcp::Context` parameter is injected; `Resolve<...>` parameters are filled by
+/// `mcp::Context` parameter is injected, and so is a `mcp::State<T>` (the value registered
+/// with `.state(value)` on the server builder); `Resolve<...>` parameters are filled by
 /// resolvers. The function's doc comment is the tool's description. Roles follow the
-/// parameter's type: a user type that happens to be named `Context` is an ordinary
-/// argument.
+/// parameter's type: a user type that happens to be named `Context` or `State` is an
+/// ordinary argument.
 ///
 /// Returning `Err(e)` from a `Result` ends the call with an `isError` result carrying
 /// `e`'s text (the model sees it), except for `Err(mcp::Error)`, which is a JSON-RPC error.
@@ -90,8 +91,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Turn a function into an MCP prompt. Parameters are the prompt's (string) arguments,
-/// parsed with `FromStr`; `Option<T>` ones are optional. A `mcp::Context` parameter is
-/// injected.
+/// parsed with `FromStr`; `Option<T>` ones are optional. `mcp::Context` and
+/// `mcp::State<T>` parameters are injected.
 ///
 /// ```
 /// /// Review a piece of code.
@@ -167,9 +168,9 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Turn a function into an MCP resource: `#[mcp::resource("file:///readme")]` for a
-/// static resource (no parameters), or `#[mcp::resource("db://{table}/rows")]` for an RFC
-/// 6570 template whose variables are the function's parameters (parsed with `FromStr`;
-/// a template may also take a `mcp::Context`). The URI comes first.
+/// static resource (no parameters but `mcp::State<T>`), or `#[mcp::resource("db://{table}/rows")]`
+/// for an RFC 6570 template whose variables are the function's parameters (parsed with
+/// `FromStr`; a template may also take a `mcp::Context` and `mcp::State<T>`). The URI comes first.
 ///
 /// ```
 /// /// The readme.
@@ -228,7 +229,7 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// A resolver's parameters are tool arguments taken by name (by value, cloned, or by
 /// reference; `#[mcp(rename = "arg")]` takes another name), a `Context` (or `&Context`),
-/// and other resolvers' values (`Resolve<other>` or `Resolve<other, Refusable>`). It returns
+/// application state (`State<T>` or `&State<T>`), and other resolvers' values (`Resolve<other>` or `Resolve<other, Refusable>`). It returns
 /// a plain value, or exactly one question: `Elicit<T>`, `Sample` or `ListRoots` (possibly
 /// as the `Ok` of a `Result`).
 ///

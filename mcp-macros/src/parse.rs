@@ -46,7 +46,11 @@ pub fn parse(
                 is_method = true;
                 errors.push(syn::Error::new(
                     receiver.span(),
-                    format!("{} goes on a free function, not a method; move it out of the `impl` block and pass state through `Context` or a static", kind.attribute()),
+                    format!(
+                        "{} goes on a free function, not a method; move it out of the `impl` block and take what `self` held \
+                         as a `db: mcp::State<T>` parameter, registered with `.state(value)` on the server builder",
+                        kind.attribute()
+                    ),
                 ));
                 continue;
             }
@@ -74,7 +78,8 @@ pub fn parse(
         };
         let ty = (*typed.ty).clone();
         // A `Context` spelled as a path into `mcp` is certainly the request context; any
-        // other spelling may be a user type of that name, and the generated code decides.
+        // other spelling may be a user type of that name, and the generated code decides
+        // (as it does for every `State<..>`).
         let role = if types::is_context(&ty) {
             if types::is_mcp_path(&ty) { ParamRole::Context } else { ParamRole::ContextOrArgument }
         } else if kind == Kind::Resolver && types::is_context_ref(&ty) {
@@ -82,6 +87,10 @@ pub fn parse(
                 syn::Type::Reference(r) if !types::is_mcp_path(&r.elem) => ParamRole::ContextOrArgument,
                 _ => ParamRole::ContextRef,
             }
+        } else if types::is_state(&ty) || (kind == Kind::Resolver && types::is_state_ref(&ty)) {
+            // `State<T>` is decided by its type too, even spelled `mcp::State<T>`: one path
+            // in the generated code (a user type named `State` stays an argument).
+            ParamRole::ContextOrArgument
         } else if types::is_resolve(&ty) {
             ParamRole::Resolve
         } else {

@@ -1,4 +1,4 @@
-//! Syntactic questions about types: is it `Context`, `Resolve<..>`, `Option<T>`,
+//! Syntactic questions about types: is it `Context`, `State<..>`, `Resolve<..>`, `Option<T>`,
 //! `Result<T, E>`, and does it mention `InputRequiredResult`?
 
 use syn::visit::Visit;
@@ -47,6 +47,47 @@ pub fn is_mcp_path(ty: &Type) -> bool {
 /// `&Context`.
 pub fn is_context_ref(ty: &Type) -> bool {
     matches!(ty, Type::Reference(r) if r.mutability.is_none() && is_context(&r.elem))
+}
+
+/// `State<..>` with a type argument (`mcp::State<T>` or a user type of that name).
+pub fn is_state(ty: &Type) -> bool {
+    last_ident(ty).is_some_and(|i| i == "State") && matches!(ty, Type::Path(_)) && !type_args(ty).is_empty()
+}
+
+/// `&State<..>`.
+pub fn is_state_ref(ty: &Type) -> bool {
+    matches!(ty, Type::Reference(r) if r.mutability.is_none() && is_state(&r.elem))
+}
+
+/// In `State<..>`'s type arguments, the first borrow that is not `'static` (a `&` without
+/// `'static`, or a lifetime argument other than `'static`), as tokens for an error there.
+pub fn state_borrow(ty: &Type) -> Option<proc_macro2::TokenStream> {
+    struct Finder(Option<proc_macro2::TokenStream>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            if self.0.is_none() && r.lifetime.as_ref().is_none_or(|l| l.ident != "static") {
+                self.0 = Some(quote::ToTokens::to_token_stream(r));
+            }
+            syn::visit::visit_type_reference(self, r);
+        }
+        fn visit_lifetime(&mut self, l: &'ast syn::Lifetime) {
+            if self.0.is_none() && l.ident != "static" {
+                self.0 = Some(quote::ToTokens::to_token_stream(l));
+            }
+        }
+    }
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    if !is_state(ty) {
+        return None;
+    }
+    let mut finder = Finder(None);
+    for arg in type_args(ty) {
+        finder.visit_type(arg);
+    }
+    finder.0
 }
 
 pub fn is_resolve(ty: &Type) -> bool {

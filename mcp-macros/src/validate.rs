@@ -87,6 +87,13 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ));
         }
         match param.role {
+            ParamRole::ContextOrArgument if types::state_borrow(&param.ty).is_some() => {
+                if let Some(borrow) = types::state_borrow(&param.ty) {
+                    errors.push(syn::Error::new_spanned(borrow, STATE_BORROW));
+                }
+            }
+            // Two `State<T>` of one type are two clones of one value: harmless.
+            ParamRole::ContextOrArgument if is_state(&param.ty) => {}
             ParamRole::ContextOrArgument => {
                 let ty = &param.ty;
                 let spelled = quote::quote!(#ty).to_string();
@@ -191,7 +198,8 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
     };
     if vars.is_empty() {
         let base = uri.value().trim_end_matches('/').to_owned();
-        for param in &model.params {
+        // Application state is the one thing a static resource may take.
+        for param in model.params.iter().filter(|p| !(p.role == ParamRole::ContextOrArgument && is_state(&p.ty))) {
             let message = match param.role {
                 ParamRole::Context | ParamRole::ContextOrArgument => format!(
                     "a static resource takes no parameters, not even `Context`; remove it, \
@@ -233,6 +241,16 @@ fn validate_resource(model: &FnModel, errors: &mut Vec<syn::Error>) {
             ));
         }
     }
+}
+
+/// A `State<T>` whose `T` borrows: state is registered once and shared by every request.
+pub const STATE_BORROW: &str = "`mcp::State<T>` is registered once and shared by every request, so `T` cannot borrow: \
+own the data instead (`String` for `&str`, `Arc<T>` for `&T`, a struct without lifetime parameters), \
+or borrow for `'static` (`&'static str`)";
+
+/// `State<..>`, taken by value or (in a resolver) by reference.
+fn is_state(ty: &syn::Type) -> bool {
+    types::is_state(ty) || types::is_state_ref(ty)
 }
 
 /// The message of the compile-time check on a resolver's return type, for what syntax

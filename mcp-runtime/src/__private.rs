@@ -9,7 +9,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::handler::BoxFuture;
+pub use crate::handler::{BoxFuture, StateNeeds};
 pub use crate::items::args::{StrParam, ToolParam, arg, arg_optional, arg_or, missing_arg, prompt_arg, template_var};
 pub use crate::items::completion::run as run_completer;
 pub use crate::items::convert::{

@@ -67,7 +67,7 @@ pub mod cli;
 
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
-pub use handler::{Context, RequestContext};
+pub use handler::{Context, RequestContext, State};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use items::{Blob, Json};

@@ -189,6 +189,39 @@ fn injected_bindings(model: &FnModel) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The `state_needs` method of an item's trait impl: each parameter that may be a
+/// `State<T>` records its `T` (decided by the type; a `Context` or an argument records
+/// nothing), then `resolvers` adds the states of the tool's resolvers. Empty when there is
+/// nothing to record (the trait's default reports none).
+fn state_needs<'a>(params: impl Iterator<Item = &'a crate::model::Param>, resolvers: TokenStream) -> TokenStream {
+    let needs: Vec<_> = params
+        .filter(|p| p.role == ParamRole::ContextOrArgument)
+        .map(|p| state_need(&p.ty, quote!(__mcp_needs)))
+        .collect();
+    if needs.is_empty() && resolvers.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn state_needs(__mcp_needs: &mut __mcp_crate::__private::StateNeeds) {
+            #(#needs)*
+            #resolvers
+        }
+    }
+}
+
+/// Record `ty`'s state type in `needs` if it is `mcp::State<T>` (or `&mcp::State<T>`).
+fn state_need(ty: &syn::Type, needs: TokenStream) -> TokenStream {
+    let ty = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    quote_spanned! {ty.span()=> {
+        #[allow(unused_imports)]
+        use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+        (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_state_need(#needs);
+    }}
+}
+
 /// The pieces every item's definition needs, computed once.
 struct Common {
     name: String,
@@ -248,6 +281,38 @@ mod tests {
 
     use super::item;
     use crate::model::Kind;
+
+    /// A `State<..>` parameter is no documented argument, and the item reports its type.
+    #[test]
+    fn state_is_injected_not_documented_as_an_argument() {
+        let out = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn triage(id: u32, db: mcp::State<Db>, cache: State<Cache>) -> String {
+                    String::new()
+                }
+            ),
+        )
+        .to_string();
+        assert!(out.contains("| `id` | `u32`"), "{out}");
+        assert!(!out.contains("| `db`") && !out.contains("| `cache`"), "{out}");
+        assert!(out.contains("Injected, not part of the schema: `db: mcp::State<Db>`"), "{out}");
+        assert!(out.contains("`cache: State<Cache>` is application state if its type is `mcp::State<T>`"), "{out}");
+        assert!(out.contains("fn state_needs"), "{out}");
+        assert!(out.contains("__mcp_state_need"), "{out}");
+        let plain = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn one() -> i64 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(!plain.contains("state_needs"), "no state, the trait's default: {plain}");
+    }
 
     /// Every runtime path in an expansion starts from `crate = "..."` when it is given.
     #[test]

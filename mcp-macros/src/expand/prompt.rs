@@ -59,6 +59,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }
     });
     let injected = injected_bindings(model);
+    let state_needs = super::state_needs(model.params.iter(), TokenStream::new());
     let call = call_user_fn(model);
     let convert = super::convert_outcome(
         model,
@@ -104,6 +105,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 }
 
                 #completer
+                #state_needs
             }
         };
     }

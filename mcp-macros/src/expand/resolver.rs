@@ -53,6 +53,12 @@ pub fn resolver_impl(model: &FnModel) -> TokenStream {
         quote!((#r, #rest))
     });
     let name = display_name(model);
+    // The state types it takes (a parameter spelled `State<..>` that is `mcp::State<T>`).
+    let states = model
+        .params
+        .iter()
+        .filter(|p| p.role == ParamRole::ContextOrArgument)
+        .map(|p| super::state_need(&p.ty, quote!(__mcp_graph.states())));
     quote! {
         #[automatically_derived]
         impl __mcp_crate::__private::Resolver for #ident {
@@ -61,6 +67,7 @@ pub fn resolver_impl(model: &FnModel) -> TokenStream {
             const DEPTH: usize = 1 + <#links as __mcp_crate::__private::ResolverLongest<__mcp_crate::__private::ResolverDepth>>::LONGEST;
             fn collect(__mcp_graph: &mut __mcp_crate::__private::Graph) {
                 if __mcp_graph.enter::<Self>() {
+                    #(#states)*
                     #(#collect)*
                 }
             }
@@ -197,8 +204,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 bindings.push(quote!(let #local = ::core::clone::Clone::clone(__mcp_round.context());));
             }
             ParamRole::ContextOrArgument => {
-                // The request context or the tool's argument, chosen by a constant that
-                // asks whether the type is `mcp::Context`.
+                // The request context, the application state or the tool's argument, chosen
+                // by a constant that asks whether the type is `mcp::Context` or `mcp::State<T>`.
                 let name = spelled(&p.wire_name(), ty.span());
                 let (inner, by_ref) = match ty {
                     syn::Type::Reference(r) => (&*r.elem, true),

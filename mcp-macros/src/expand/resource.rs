@@ -32,7 +32,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }
     };
     // A parameter named after a URI variable is that variable; any other one spelled
-    // `Context` must be `mcp::Context` (checked by its type).
+    // `Context` or `State<..>` must be `mcp::Context` or `mcp::State<T>` (checked by its type).
     let is_var = |p: &&crate::model::Param| vars.contains(&p.wire_name());
     let bindings = model.maybe_arguments().map(|p| {
         let wire = p.wire_name();
@@ -44,11 +44,12 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             }
         } else {
             quote_spanned! {ty.span()=>
-                let #local: #ty = <#ty as __mcp_crate::__private::TemplateContext>::template_context(&__mcp_ctx);
+                let #local: #ty = <#ty as __mcp_crate::__private::TemplateContext>::template_context(&__mcp_ctx)?;
             }
         }
     });
     let injected = injected_bindings(model);
+    let state_needs = super::state_needs(model.maybe_arguments().filter(|p| !is_var(p)), TokenStream::new());
     let call = call_user_fn(model);
     let convert = super::convert_outcome(
         model,
@@ -96,6 +97,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 }
 
                 #completer
+                #state_needs
             }
         };
     }

@@ -91,6 +91,11 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         }},
     };
     let resolve_check = resolve_check(model);
+    let resolver_needs = resolver_collects(model);
+    let resolver_needs = (!resolver_needs.is_empty()).then(
+        || quote!(__mcp_crate::__private::Graph::state_needs_of(__mcp_needs, |__mcp_graph| { #(#resolver_needs)* });),
+    );
+    let state_needs = super::state_needs(model.params.iter(), resolver_needs.unwrap_or_default());
     let uses_args = model.reads_arguments();
     let args_decl = if uses_args {
         quote!(let mut __mcp_args = __mcp_params.arguments.take().unwrap_or_default();)
@@ -136,6 +141,8 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                         #convert
                     })
                 }
+
+                #state_needs
             }
         };
     }
@@ -217,6 +224,19 @@ fn annotations(model: &FnModel) -> TokenStream {
     quote!(.with_annotations(__mcp_crate::protocol::ToolAnnotations::new() #hints))
 }
 
+/// For each `Resolve` parameter, entering its resolver (and theirs) into `__mcp_graph`.
+fn resolver_collects(model: &FnModel) -> Vec<TokenStream> {
+    let resolved = model.params.iter().filter(|p| p.role == ParamRole::Resolve);
+    resolved
+        .map(|p| {
+            let ty = &p.ty;
+            quote_spanned! {ty.span()=>
+                <<#ty as __mcp_crate::__private::ResolveParam>::Resolver as __mcp_crate::__private::Resolver>::collect(__mcp_graph);
+            }
+        })
+        .collect()
+}
+
 /// The `Resolve` parameters: build the tool's plan once, then run one round of its
 /// resolvers against the decoded arguments, returning the round's questions if any are open.
 /// (Resolvers read the tool's arguments by name, including those spelled `Context` that
@@ -250,12 +270,7 @@ fn resolved_bindings(model: &FnModel) -> TokenStream {
         let local = local(p);
         quote!(#local: &#local)
     });
-    let collect = resolved.iter().map(|p| {
-        let ty = &p.ty;
-        quote_spanned! {ty.span()=>
-            <<#ty as __mcp_crate::__private::ResolveParam>::Resolver as __mcp_crate::__private::Resolver>::collect(__mcp_graph);
-        }
-    });
+    let collect = resolver_collects(model);
     let locals: Vec<_> = resolved.iter().map(|p| local(p)).collect();
     let rounds = resolved.iter().map(|p| {
         let ty = &p.ty;

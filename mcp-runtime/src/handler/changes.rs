@@ -47,6 +47,8 @@ struct HandleInner {
     changes: broadcast::Sender<Change>,
     tools_generation: AtomicU64,
     items: OnceLock<Arc<dyn ItemSwitch>>,
+    /// Application state (`State<T>`), set once when the server is built.
+    state: OnceLock<super::StateMap>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -69,6 +71,7 @@ impl ServerHandle {
                 changes: broadcast::channel(CHANGE_BUFFER).0,
                 tools_generation: AtomicU64::new(0),
                 items: OnceLock::new(),
+                state: OnceLock::new(),
             }),
         }
     }
@@ -76,6 +79,16 @@ impl ServerHandle {
     /// Attach the items this handle switches (once, when the server is built).
     pub(crate) fn attach_items(&self, items: Arc<dyn ItemSwitch>) {
         let _ = self.inner.items.set(items);
+    }
+
+    /// Attach the application state (once, when the server is built).
+    pub(crate) fn attach_state(&self, state: super::StateMap) {
+        let _ = self.inner.state.set(state);
+    }
+
+    /// The registered value of type `T`, as its `State<T>`.
+    pub(crate) fn state<T: 'static>(&self) -> Option<&super::State<T>> {
+        self.inner.state.get()?.get::<T>()
     }
 
     /// Tell listeners (`subscriptions/listen`, legacy GET streams) that the tool list changed.

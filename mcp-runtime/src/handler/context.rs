@@ -244,6 +244,35 @@ impl RequestContext {
         &self.inner.server
     }
 
+    /// The application state of type `T` registered with
+    /// [`ServerBuilder::state`](crate::server::ServerBuilder::state), or `None` when no
+    /// value of that type was. The same value a [`State<T>`](crate::State) parameter
+    /// receives; this form suits low-level handlers and code that holds a context.
+    ///
+    /// ```
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult};
+    ///
+    /// #[derive(Clone)]
+    /// struct Greeting(&'static str);
+    ///
+    /// let server = mcp::Server::builder("hello", "1.0.0")
+    ///     .state(Greeting("Hello"))
+    ///     .on_call_tool(|ctx, _params| async move {
+    ///         let greeting = ctx.state::<Greeting>().map_or("Hi", |g| g.0);
+    ///         Ok(CallToolOutcome::from(CallToolResult::text(format!("{greeting}, world"))))
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.server.state::<T>().map(|state| &state.0)
+    }
+
+    /// The registered value of type `T` as its `State<T>` (for the generated code).
+    pub(crate) fn state_slot<T: 'static>(&self) -> Option<&super::State<T>> {
+        self.inner.server.state::<T>()
+    }
+
     /// Report progress, if the client asked for it with a `progressToken`.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         let Some(token) = self.inner.progress_token.clone() else {

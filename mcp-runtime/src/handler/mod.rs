@@ -39,6 +39,7 @@ mod panic;
 mod reply;
 mod response;
 mod session;
+mod state;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -54,6 +55,8 @@ pub use reply::Reply;
 pub(crate) use response::{Payload, busy, error_frame, payload_frame};
 pub(crate) use session::LegacyState;
 pub use session::Session;
+pub(crate) use state::StateMap;
+pub use state::{State, StateNeeds};
 
 use crate::Error;
 use crate::protocol::JsonObject;

@@ -45,7 +45,7 @@ pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome,
 pub(crate) use router::{Items, ListKind, SharedItems};
 
 use crate::Error;
-use crate::handler::{BoxFuture, Context};
+use crate::handler::{BoxFuture, Context, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, GetPromptOutcome, GetPromptParams, Prompt, ReadResourceOutcome,
     ReadResourceParams, Resource, ResourceTemplate, Tool,
@@ -64,6 +64,11 @@ pub trait ToolDef: 'static {
     fn definition() -> Tool;
     /// Serve one call.
     fn call(ctx: Context, params: CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
+    /// The application-state types it takes as `State<T>` (its resolvers' included);
+    /// building a server without one of them fails. None by default.
+    fn state_needs(needs: &mut StateNeeds) {
+        let _ = needs;
+    }
 }
 
 /// A prompt defined with `#[mcp::prompt]`.
@@ -84,6 +89,12 @@ pub trait PromptDef: 'static {
     fn completer(argument: &str) -> Option<completion::CompleteFn> {
         let _ = argument;
         None
+    }
+
+    /// The application-state types it takes as `State<T>`;
+    /// building a server without one of them fails. None by default.
+    fn state_needs(needs: &mut StateNeeds) {
+        let _ = needs;
     }
 }
 
@@ -119,5 +130,11 @@ pub trait ResourceDef: 'static {
     fn completer(variable: &str) -> Option<completion::CompleteFn> {
         let _ = variable;
         None
+    }
+
+    /// The application-state types it takes as `State<T>`;
+    /// building a server without one of them fails. None by default.
+    fn state_needs(needs: &mut StateNeeds) {
+        let _ = needs;
     }
 }

@@ -49,6 +49,12 @@ impl Probe<Context> {
     pub const IS_CONTEXT: bool = true;
 }
 
+impl<T> Probe<crate::State<T>> {
+    /// Application state, lent from the request context like the context itself (a
+    /// parameter type spelled `State<..>` may be a user's own).
+    pub const IS_CONTEXT: bool = true;
+}
+
 impl<T> Probe<Outcome<T>> {
     /// A `protocol::Outcome` (`CallToolOutcome` and the others are aliases of it), which
     /// a resolver may not return under any spelling.
@@ -102,6 +108,7 @@ mod tests {
         let _ = Context;
         const { assert!(Probe::<crate::Context>::IS_CONTEXT) };
         const { assert!(!Probe::<Context>::IS_CONTEXT) };
+        const { assert!(Probe::<crate::State<String>>::IS_CONTEXT) };
     }
 
     #[test]

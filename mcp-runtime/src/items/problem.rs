@@ -78,6 +78,16 @@ pub enum BuildProblem {
         /// What is wrong with it.
         reason: String,
     },
+    /// An item takes a `State<T>` (itself or through its resolvers), but no value of type
+    /// `T` was registered with `.state(..)`.
+    MissingState {
+        /// The item's kind.
+        kind: ItemKind,
+        /// The item's name (the URI for resources and templates).
+        name: String,
+        /// The missing type, as `std::any::type_name` spells it.
+        type_name: &'static str,
+    },
 }
 
 impl std::fmt::Display for BuildProblem {
@@ -101,6 +111,11 @@ impl std::fmt::Display for BuildProblem {
             BuildProblem::Sealing(why) => write!(f, "request-state sealing: {why}"),
             BuildProblem::InvalidMethod { method, reason } => write!(f, "custom method `{method}`: {reason}"),
             BuildProblem::InvalidExtension { id, reason } => write!(f, "extension `{id}`: {reason}"),
+            BuildProblem::MissingState { kind, name, type_name } => write!(
+                f,
+                "{kind} `{name}` takes `State<{type_name}>`, but no `{type_name}` was registered: \
+                 add `.state(value)` with a `{type_name}` value to the server builder"
+            ),
         }
     }
 }

@@ -1,21 +1,25 @@
-//! Which role a parameter spelled `Context` plays, decided by its type rather than its
-//! name: `mcp::Context` is the request context; a user's own type that happens to be
-//! called `Context` is an ordinary argument (a tool argument decoded from JSON, a prompt
-//! argument parsed from its string, a URI template variable, or, in a resolver, the
-//! tool's argument of the same name).
+//! Which role a parameter spelled `Context` or `State<..>` plays, decided by its type
+//! rather than its name: `mcp::Context` is the request context and `mcp::State<T>` the
+//! application state of type `T` (both injected); a user's own type that happens to be
+//! called `Context` or `State` is an ordinary argument (a tool argument decoded from JSON,
+//! a prompt argument parsed from its string, a URI template variable, or, in a resolver,
+//! the tool's argument of the same name).
 //!
 //! Tools and prompts call methods on `&Slot::<T>::NEW`. Method resolution tries
-//! [`ContextViaContext`] first, which exists only for `Slot<mcp::Context>`, and falls
-//! back to [`ContextViaArgument`] (autoref dispatch: the compiler decides, for the
-//! concrete type, with no runtime cost). The fallback's bounds sit on its methods, so a
-//! user type that lacks one gets that trait's own message.
+//! [`ContextViaContext`] first, which exists only for `Slot<mcp::Context>` and
+//! `Slot<mcp::State<T>>`, and falls back to [`ContextViaArgument`] (autoref dispatch: the
+//! compiler decides, for the concrete type, with no runtime cost). The fallback's bounds
+//! sit on its methods, so a user type that lacks one gets that trait's own message.
 //!
 //! A resource template's parameter named after a URI variable is that variable, whatever
-//! its type; any other one must be `mcp::Context` ([`TemplateContext`]).
+//! its type; any other one must be `mcp::Context` or `mcp::State<T>` ([`TemplateContext`]).
 //!
 //! A resolver decides in its `where` clause, so the choice is a constant:
-//! `Probe::<T>::IS_CONTEXT` selects the [`ResolverArg`] impl that lends the context or the
-//! one that needs the tool's argument.
+//! `Probe::<T>::IS_CONTEXT` (true for both injected types) selects the [`ResolverArg`] impl
+//! that lends the context or the state, or the one that needs the tool's argument.
+//!
+//! Each item reports the state types it takes through `__mcp_state_need`, which only the
+//! `State<T>` impl records.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -23,6 +27,7 @@ use std::marker::PhantomData;
 use super::args::{StrParam, ToolParam, arg, missing_arg, prompt_arg};
 use super::resolver_args::ToolArg;
 use super::schema::{InputSchema, ToolParamSchema};
+use crate::handler::{State, StateNeeds};
 use crate::protocol::{CallToolResult, JsonObject, PromptArgument};
 use crate::{Context, Error};
 
@@ -37,25 +42,33 @@ impl<T> Slot<T> {
 /// Prompt arguments as they arrive: name to string.
 type PromptArgs = BTreeMap<String, String>;
 
-/// First choice: the parameter is `mcp::Context`, injected.
+/// First choice: the parameter is `mcp::Context` or `mcp::State<T>`, injected.
 pub trait ContextViaContext {
-    /// Tools: a clone of the request context.
+    /// What the parameter receives.
+    type Value;
+    /// Tools: a clone of the request context or of the state.
     fn __mcp_bind(
         &self,
         ctx: &Context,
         args: &mut JsonObject,
         name: &str,
         tool: &str,
-    ) -> Result<Context, CallToolResult>;
+    ) -> Result<Self::Value, CallToolResult>;
     /// Tools: nothing, the context is not an argument.
     fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>);
     /// Prompts: no argument in the definition.
     fn __mcp_prompt_argument(&self, name: &str, description: Option<&str>) -> Option<PromptArgument>;
-    /// Prompts: a clone of the request context.
-    fn __mcp_prompt_bind(&self, ctx: &Context, args: &PromptArgs, name: &str) -> Result<Context, Error>;
+    /// Prompts: a clone of the request context or of the state.
+    fn __mcp_prompt_bind(&self, ctx: &Context, args: &PromptArgs, name: &str) -> Result<Self::Value, Error>;
+    /// Every item: record a state type it takes (only `State<T>` has one).
+    fn __mcp_state_need(&self, needs: &mut StateNeeds) {
+        let _ = needs;
+    }
 }
 
 impl ContextViaContext for Slot<Context> {
+    type Value = Context;
+
     fn __mcp_bind(&self, ctx: &Context, _: &mut JsonObject, _: &str, _: &str) -> Result<Context, CallToolResult> {
         Ok(ctx.clone())
     }
@@ -68,6 +81,38 @@ impl ContextViaContext for Slot<Context> {
 
     fn __mcp_prompt_bind(&self, ctx: &Context, _: &PromptArgs, _: &str) -> Result<Context, Error> {
         Ok(ctx.clone())
+    }
+}
+
+/// The registered `State<T>`, or why there is none (only a server built without the
+/// builder's check gets here).
+fn state<T: Send + Sync + 'static>(ctx: &Context) -> Result<&State<T>, String> {
+    ctx.state_slot::<T>().ok_or_else(|| {
+        let name = std::any::type_name::<T>();
+        tracing::error!(state = name, "an item takes a State that the server does not have");
+        format!("the server has no `{name}` state: register it with `.state(..)` on the server builder")
+    })
+}
+
+impl<T: Clone + Send + Sync + 'static> ContextViaContext for Slot<State<T>> {
+    type Value = State<T>;
+
+    fn __mcp_bind(&self, ctx: &Context, _: &mut JsonObject, _: &str, _: &str) -> Result<State<T>, CallToolResult> {
+        state::<T>(ctx).cloned().map_err(CallToolResult::error)
+    }
+
+    fn __mcp_schema(&self, _: &mut InputSchema, _: &str, _: Option<&str>) {}
+
+    fn __mcp_prompt_argument(&self, _: &str, _: Option<&str>) -> Option<PromptArgument> {
+        None
+    }
+
+    fn __mcp_prompt_bind(&self, ctx: &Context, _: &PromptArgs, _: &str) -> Result<State<T>, Error> {
+        state::<T>(ctx).cloned().map_err(Error::internal)
+    }
+
+    fn __mcp_state_need(&self, needs: &mut StateNeeds) {
+        needs.need::<T>();
     }
 }
 
@@ -87,6 +132,10 @@ pub trait ContextViaArgument<T> {
     fn __mcp_prompt_bind(&self, ctx: &Context, args: &PromptArgs, name: &str) -> Result<T, Error>
     where
         T: StrParam;
+    /// Every item: an argument is no state.
+    fn __mcp_state_need(&self, needs: &mut StateNeeds) {
+        let _ = needs;
+    }
 }
 
 impl<T> ContextViaArgument<T> for &Slot<T> {
@@ -121,26 +170,32 @@ impl<T> ContextViaArgument<T> for &Slot<T> {
 }
 
 /// A resource template's parameter that names no URI variable: only the request context
-/// can be one.
+/// or application state can be one.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not `mcp::Context`, and no variable of the URI template has this parameter's name",
     label = "not a URI template variable",
-    note = "name the parameter after a `{{variable}}` of the URI (or `#[mcp(rename = \"variable\")]`), or take `mcp::Context` here"
+    note = "name the parameter after a `{{variable}}` of the URI (or `#[mcp(rename = \"variable\")]`), or take `mcp::Context` or `mcp::State<T>` here"
 )]
-pub trait TemplateContext {
+pub trait TemplateContext: Sized {
     /// The value, from the request context.
-    fn template_context(ctx: &Context) -> Self;
+    fn template_context(ctx: &Context) -> Result<Self, Error>;
 }
 
 impl TemplateContext for Context {
-    fn template_context(ctx: &Context) -> Self {
-        ctx.clone()
+    fn template_context(ctx: &Context) -> Result<Self, Error> {
+        Ok(ctx.clone())
     }
 }
 
-/// A resolver parameter spelled `Context` (by value or by reference), as the tools
-/// arguments type `Self` provides it: with `CONTEXT` (`Probe::<T>::IS_CONTEXT`), the
-/// request context; without, the tool's argument named `Name`.
+impl<T: Clone + Send + Sync + 'static> TemplateContext for State<T> {
+    fn template_context(ctx: &Context) -> Result<Self, Error> {
+        state::<T>(ctx).cloned().map_err(Error::internal)
+    }
+}
+
+/// A resolver parameter spelled `Context` or `State<..>` (by value or by reference), as
+/// the tools arguments type `Self` provides it: with `CONTEXT` (`Probe::<T>::IS_CONTEXT`),
+/// the request context or the registered state; without, the tool's argument named `Name`.
 pub trait ResolverArg<T, Name, const CONTEXT: bool> {
     /// The value, lent.
     fn resolver_arg<'a>(&'a self, ctx: &'a Context) -> &'a T;
@@ -149,6 +204,19 @@ pub trait ResolverArg<T, Name, const CONTEXT: bool> {
 impl<A: ?Sized, Name> ResolverArg<Context, Name, true> for A {
     fn resolver_arg<'a>(&'a self, ctx: &'a Context) -> &'a Context {
         ctx
+    }
+}
+
+impl<A: ?Sized, Name, T: Send + Sync + 'static> ResolverArg<State<T>, Name, true> for A {
+    fn resolver_arg<'a>(&'a self, ctx: &'a Context) -> &'a State<T> {
+        match ctx.state_slot::<T>() {
+            Some(state) => state,
+            // The tool's `state_needs` names its resolvers' states, so a built server has them.
+            None => panic!(
+                "the server has no `{}` state: register it with `.state(..)` on the server builder",
+                std::any::type_name::<T>()
+            ),
+        }
     }
 }
 
@@ -227,6 +295,7 @@ mod tests {
         assert_eq!(user, &Context { depth: 5 });
         let _request: &crate::Context =
             <Arguments as ResolverArg<crate::Context, (Ch<'x'>,), true>>::resolver_arg(&args, &ctx);
-        let _template: crate::Context = <crate::Context as TemplateContext>::template_context(&ctx);
+        let _template: crate::Context =
+            <crate::Context as TemplateContext>::template_context(&ctx).expect("the context is always there");
     }
 }

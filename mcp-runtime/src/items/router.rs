@@ -10,7 +10,7 @@ use super::problem::{BuildProblem, ItemKind};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
-use crate::handler::{BoxFuture, Context, RequestContext};
+use crate::handler::{BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
     GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
@@ -38,6 +38,8 @@ pub(crate) struct Items {
     completers: Completers,
     /// Registration problems, reported by `try_build`.
     pub(crate) errors: Vec<BuildProblem>,
+    /// The application-state types each item takes, checked by `try_build`.
+    pub(crate) state_needs: Vec<(ItemKind, String, StateNeeds)>,
 }
 
 impl Items {
@@ -48,6 +50,7 @@ impl Items {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
+        self.need_state(ItemKind::Tool, &tool.name, T::state_needs);
         self.tools.push(tool);
     }
 
@@ -73,6 +76,7 @@ impl Items {
         }
         let arguments = prompt.arguments.iter().flatten().map(|a| a.name.as_str());
         self.completers.add_prompt(&prompt.name, arguments, P::completer);
+        self.need_state(ItemKind::Prompt, &prompt.name, P::state_needs);
         self.prompts.push(prompt);
     }
 
@@ -83,6 +87,7 @@ impl Items {
                     self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Resource, name: resource.uri.clone() });
                     return;
                 }
+                self.need_state(ItemKind::Resource, &resource.uri, R::state_needs);
                 self.resources.push(resource);
             }
             ResourceKind::Template(template) => {
@@ -93,6 +98,7 @@ impl Items {
                     });
                     return;
                 }
+                self.need_state(ItemKind::ResourceTemplate, &template.uri_template, R::state_needs);
                 match UriTemplate::parse(&template.uri_template) {
                     Ok(parsed) => {
                         self.completers.add_template(&template.uri_template, parsed.variables(), R::completer);
@@ -105,6 +111,26 @@ impl Items {
                 }
             }
         }
+    }
+
+    /// Record the state types an item takes, if any.
+    fn need_state(&mut self, kind: ItemKind, name: &str, collect: fn(&mut StateNeeds)) {
+        let mut needs = StateNeeds::default();
+        collect(&mut needs);
+        if needs.type_names().next().is_some() {
+            self.state_needs.push((kind, name.to_owned(), needs));
+        }
+    }
+
+    /// A [`BuildProblem::MissingState`] for each state type an item takes that `state` lacks.
+    pub(crate) fn missing_state(&self, state: &crate::handler::StateMap) -> Vec<BuildProblem> {
+        let mut problems = Vec::new();
+        for (kind, name, needs) in &self.state_needs {
+            for (_, type_name) in needs.iter().filter(|(id, _)| !state.contains(*id)) {
+                problems.push(BuildProblem::MissingState { kind: *kind, name: name.clone(), type_name });
+            }
+        }
+        problems
     }
 
     pub(crate) fn has_tools(&self) -> bool {

@@ -100,13 +100,28 @@ where
     }
 }
 
-/// Collects a tool's resolvers in discovery order (for their wire keys).
+/// Collects a tool's resolvers in discovery order (for their wire keys), and the
+/// application-state types they take.
 #[derive(Debug, Default)]
 pub struct Graph {
     order: Vec<(TypeId, &'static str)>,
+    states: crate::handler::StateNeeds,
 }
 
 impl Graph {
+    /// Add to `needs` the state types of the resolvers `collect` enters (a tool's
+    /// `state_needs`).
+    pub fn state_needs_of(needs: &mut crate::handler::StateNeeds, collect: impl FnOnce(&mut Graph)) {
+        let mut graph = Graph::default();
+        collect(&mut graph);
+        needs.extend(&graph.states);
+    }
+
+    /// Where an entered resolver records the state types it takes.
+    pub fn states(&mut self) -> &mut crate::handler::StateNeeds {
+        &mut self.states
+    }
+
     /// Record `R`; false if it was already recorded (its dependencies too, then).
     pub fn enter<R: Resolver>(&mut self) -> bool {
         let id = TypeId::of::<R>();

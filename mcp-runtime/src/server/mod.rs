@@ -90,6 +90,7 @@ impl Server {
             limits: Limits::default(),
             extensions: methods::Extensions::default(),
             problems: Vec::new(),
+            state: crate::handler::StateMap::default(),
         }
     }
 
@@ -184,6 +185,7 @@ pub struct ServerBuilder {
     extensions: methods::Extensions,
     /// Problems with custom methods and extensions, reported by `try_build`.
     problems: Vec<BuildProblem>,
+    state: crate::handler::StateMap,
 }
 
 /// A user layer, applied to the stack when the server is built.
@@ -360,6 +362,40 @@ impl ServerBuilder {
         self
     }
 
+    /// Register application state: every `State<T>` parameter of a tool, prompt, resource
+    /// or resolver (and [`RequestContext::state`]) receives a clone of `value`.
+    ///
+    /// Register several types with several calls; a second value of the same type
+    /// replaces the first (the last one wins). Each call clones the value, so make it
+    /// cheap to clone: wrap a big or mutable value in an `Arc` (with a `Mutex` inside for
+    /// what changes). An item that takes a `State<T>` whose `T` was never registered is a
+    /// [`BuildProblem::MissingState`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp::State;
+    ///
+    /// #[derive(Clone)]
+    /// struct Config { greeting: String }
+    ///
+    /// /// Greet someone.
+    /// #[mcp::tool]
+    /// fn greet(name: String, config: State<Arc<Config>>, calls: State<u32>) -> String {
+    ///     format!("{}, {name} (limit {})", config.greeting, *calls)
+    /// }
+    ///
+    /// let server = mcp::Server::builder("greeter", "1.0.0")
+    ///     .state(Arc::new(Config { greeting: "Hello".into() }))
+    ///     .state(10u32)
+    ///     .tool::<greet>()
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
     /// Register a `#[mcp::tool]` function: `.tool::<my_tool>()`.
     pub fn tool<T: crate::items::ToolDef>(mut self) -> Self {
         self.items.add_tool::<T>();
@@ -382,6 +418,7 @@ impl ServerBuilder {
     pub fn try_build(mut self) -> Result<Server, BuildError> {
         let mut problems = std::mem::take(&mut self.items.errors);
         problems.append(&mut self.problems);
+        problems.extend(self.items.missing_state(&self.state));
         let items = std::mem::take(&mut self.items);
         let (tools, prompts, resources) = (items.has_tools(), items.has_prompts(), items.has_resources());
         let completes = items.has_completers();
@@ -465,7 +502,9 @@ impl ServerBuilder {
             let complete = Arc::clone(&shared);
             h.complete = Some(Arc::new(move |ctx, params| complete.complete(ctx, params)));
         }
+        let state = std::mem::take(&mut self.state);
         let mut server = self.finish();
+        server.inner.handle.attach_state(state);
         if (tools || prompts || resources)
             && let Some(inner) = Arc::get_mut(&mut server.inner)
         {
@@ -479,8 +518,9 @@ impl ServerBuilder {
     ///
     /// # Panics
     ///
-    /// When two items share a name, or items and hand-written handlers serve the same
-    /// methods; [`try_build`](Self::try_build) reports those as an error instead.
+    /// When two items share a name, items and hand-written handlers serve the same
+    /// methods, or an item takes a `State<T>` whose `T` was not registered;
+    /// [`try_build`](Self::try_build) reports those as an error instead.
     pub fn build(self) -> Server {
         match self.try_build() {
             Ok(server) => server,

@@ -16,3 +16,4 @@ mod macros;
 mod memory_pairing;
 mod revisions;
 mod spec_examples;
+mod state;
