@@ -24,6 +24,7 @@ pub(crate) mod args;
 pub(crate) mod convert;
 #[cfg(feature = "macros")]
 pub(crate) mod probe;
+pub(crate) mod inline_refs;
 mod problem;
 #[cfg(feature = "macros")]
 pub(crate) mod resolver_args;
@@ -33,12 +34,15 @@ pub(crate) mod roles;
 mod router;
 #[cfg(feature = "macros")]
 pub(crate) mod schema;
+mod standard_formats;
 pub mod template;
 
+pub use inline_refs::inline_refs;
 pub use problem::{BuildProblem, ItemKind};
 #[cfg(feature = "macros")]
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
+pub use standard_formats::StandardFormats;
 pub(crate) use router::{Items, ListKind, SharedItems};
 
 use crate::Error;

@@ -30,6 +30,8 @@ pub(crate) struct Items {
     templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead)>,
     /// Registration problems, reported by `try_build`.
     pub(crate) errors: Vec<BuildProblem>,
+    /// Inline the `$defs` of every tool's schemas (`ServerBuilder::inline_schema_refs`).
+    pub(crate) inline_schema_refs: bool,
 }
 
 impl Items {
@@ -94,7 +96,11 @@ impl Items {
     /// Split into shared tables the handlers close over.
     pub(crate) fn into_shared(self) -> Arc<SharedItems> {
         Arc::new(SharedItems {
-            tools: ListToolsResult::new(self.tools),
+            tools: ListToolsResult::new(if self.inline_schema_refs {
+                self.tools.into_iter().map(super::inline_refs::inline_tool_refs).collect()
+            } else {
+                self.tools
+            }),
             tool_calls: self.tool_calls,
             prompts: ListPromptsResult::new(self.prompts),
             prompt_gets: self.prompt_gets,
