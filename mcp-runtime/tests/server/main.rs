@@ -1,6 +1,6 @@
 //! The server side without a network: dispatch over the in-memory pairing and over a
 //! newline-delimited connection, the macros, error shapes, limits, the spec's wire
-//! examples and the inputs the fuzzers once failed on.
+//! examples, the schemas tools publish and the inputs the fuzzers once failed on.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -12,4 +12,5 @@ mod layers;
 mod limits;
 mod macros;
 mod memory_pairing;
+mod schemas;
 mod spec_examples;
