@@ -10,7 +10,9 @@ use crate::model::{Annotations, Kind, Options};
 /// The keys each macro accepts.
 pub fn keys(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Tool => &["name", "title", "description", "annotations", "icons", "meta", "output_schema", "inline_refs", "crate"],
+        Kind::Tool => {
+            &["name", "title", "description", "annotations", "icons", "meta", "output_schema", "inline_refs", "crate"]
+        }
         Kind::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
         Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta", "crate"],
         Kind::Resolver => &["key", "crate"],

@@ -22,9 +22,9 @@
 pub(crate) mod args;
 #[cfg(feature = "macros")]
 pub(crate) mod convert;
+pub(crate) mod inline_refs;
 #[cfg(feature = "macros")]
 pub(crate) mod probe;
-pub(crate) mod inline_refs;
 mod problem;
 #[cfg(feature = "macros")]
 pub(crate) mod resolver_args;
@@ -42,8 +42,8 @@ pub use problem::{BuildProblem, ItemKind};
 #[cfg(feature = "macros")]
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
-pub use standard_formats::StandardFormats;
 pub(crate) use router::{Items, ListKind, SharedItems};
+pub use standard_formats::StandardFormats;
 
 use crate::Error;
 use crate::handler::{BoxFuture, Context};

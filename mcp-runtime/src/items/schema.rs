@@ -39,11 +39,7 @@ pub struct InputSchema {
 
 impl Default for InputSchema {
     fn default() -> Self {
-        InputSchema {
-            generator: schema_generator(),
-            properties: JsonObject::new(),
-            required: Vec::new(),
-        }
+        InputSchema { generator: schema_generator(), properties: JsonObject::new(), required: Vec::new() }
     }
 }
 

@@ -272,3 +272,13 @@ async fn recursive_types_keep_their_ref_and_only_the_needed_defs() {
     assert_eq!(keys(&schema["$defs"]), ["Node"], "Address was inlined, Node kept: {schema}");
     assert_eq!(schema["$defs"]["Node"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
 }
+
+#[tokio::test]
+async fn describe_lists_parameters_in_declaration_order() {
+    let text = Server::builder("s", "1.0.0").tool::<triage>().build().describe_markdown().await;
+    let rows: Vec<usize> = ["team", "note", "priority", "copies", "assignee", "ticket"]
+        .iter()
+        .map(|name| text.find(&format!("| `{name}` |")).unwrap_or_else(|| panic!("no row {name}: {text}")))
+        .collect();
+    assert!(rows.is_sorted(), "{text}");
+}
