@@ -218,9 +218,10 @@ mod tests {
 
     #[test]
     fn fields_keep_their_declaration_order() {
-        let names: Vec<&String> = schema().properties.keys().collect();
+        let schema = schema();
+        let names: Vec<&String> = schema.properties.keys().collect();
         assert_eq!(names, ["region", "size_gb", "note", "tier"]);
-        let text = serde_json::to_string(&schema()).expect("json");
+        let text = serde_json::to_string(&schema).expect("json");
         assert!(text.find("\"size_gb\"") < text.find("\"note\""), "{text}");
     }
 

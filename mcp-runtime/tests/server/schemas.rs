@@ -31,6 +31,7 @@ fn triage(
 
 /// Every numeric width.
 #[mcp::tool]
+#[allow(clippy::too_many_arguments)]
 fn widths(a: u8, b: u32, c: i64, d: f64, e: Option<u16>, f: Vec<i32>, g: u64, h: f32, i: i8) -> Json<Measured> {
     let _ = (a, b, c, d, e, f, g, h, i);
     Json(Measured { count: 0, ratio: 0.0, offset: 0 })
