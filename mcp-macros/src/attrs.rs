@@ -10,7 +10,9 @@ use crate::model::{Annotations, Kind, Options};
 /// The keys each macro accepts.
 pub fn keys(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Tool => &["name", "title", "description", "annotations", "icons", "meta", "output_schema", "crate"],
+        Kind::Tool => {
+            &["name", "title", "description", "annotations", "icons", "meta", "output_schema", "inline_refs", "crate"]
+        }
         Kind::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
         Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta", "crate"],
         Kind::Resolver => &["key", "crate"],
@@ -188,6 +190,7 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
                         "key" => options.key = Some(parse_str(input)?),
                         "icons" => options.icons = parse_icons(input)?,
                         "output_schema" => options.output_schema = Some(parse_bool(input)?),
+                        "inline_refs" => options.inline_refs = Some(parse_bool(input)?),
                         "annotations" => options.annotations = Some(parse_annotations(input, errors)?),
                         "crate" => match crate::krate::parse(&parse_str(input)?) {
                             Ok(path) => options.krate = Some(path),

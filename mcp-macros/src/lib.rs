@@ -72,6 +72,10 @@ use proc_macro::TokenStream;
 /// - `icons = ["https://...", ...]`: icon URIs.
 /// - `meta = "{json}"`: the definition's `_meta` object (checked at compile time).
 /// - `output_schema = false`: publish no output schema for a structured return type.
+/// - `inline_refs`: inline the `$defs` of this tool's input and output schemas (each `$ref`
+///   replaced by its definition; recursive types keep theirs), for clients that cannot
+///   follow references. Off by default; `ServerBuilder::inline_schema_refs(true)` does it
+///   for every tool.
 /// - `crate = "path"`: where the `mcp` crate is, for crates that re-export it
 ///   (default `::mcp`), as with `#[serde(crate = "...")]`.
 ///

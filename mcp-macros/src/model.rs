@@ -45,6 +45,8 @@ pub struct Options {
     pub meta: Option<LitStr>,
     pub annotations: Option<Annotations>,
     pub output_schema: Option<bool>,
+    /// `inline_refs`: inline the tool's schema `$defs`.
+    pub inline_refs: Option<bool>,
     /// `#[mcp::resolver(key = "...")]`: the wire key.
     pub key: Option<LitStr>,
     /// `crate = "path"`: where generated code finds the runtime (default `::mcp`).

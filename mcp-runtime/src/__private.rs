@@ -16,6 +16,7 @@ pub use crate::items::convert::{
     ErrViaDisplay, ErrViaMcp, ErrWrap, Ret, RetType, SchemaViaIntoTool, SchemaViaNeither, SchemaViaStructured,
     ToolErrViaDisplay, ToolErrViaMcp, ViaIntoTool, ViaNeither, ViaStructured, prompt_outcome, resource_outcome,
 };
+pub use crate::items::inline_refs::inline_tool_refs;
 pub use crate::items::probe::{Probe, ProbeFallback, ResolveParam, ResourceProbe};
 pub use crate::items::resolver_args::{Ch, ToolArg, ToolArgs, form_field, resolver_error};
 pub use crate::items::roles::{ContextViaArgument, ContextViaContext, ResolverArg, Slot, TemplateContext};

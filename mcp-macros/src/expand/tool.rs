@@ -90,6 +90,11 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             (&__mcp_crate::__private::RetType::<#ty>::NEW).__mcp_output_schema()
         }},
     };
+    let finish_definition = if model.options.inline_refs == Some(true) {
+        quote!(__mcp_crate::__private::inline_tool_refs(__mcp_tool))
+    } else {
+        quote!(__mcp_tool)
+    };
     let resolve_check = resolve_check(model);
     let resolver_needs = resolver_collects(model);
     let resolver_needs = (!resolver_needs.is_empty()).then(
@@ -122,10 +127,11 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                     let __mcp_tool = __mcp_crate::protocol::Tool::with_input_schema(#name, __mcp_schema.finish())
                         #setters
                         #annotations;
-                    match #output_schema {
+                    let __mcp_tool = match #output_schema {
                         ::core::option::Option::Some(schema) => __mcp_tool.with_output_schema(schema),
                         ::core::option::Option::None => __mcp_tool,
-                    }
+                    };
+                    #finish_definition
                 }
 
                 fn call(

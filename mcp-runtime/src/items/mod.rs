@@ -24,6 +24,7 @@ pub mod completion;
 #[cfg(feature = "macros")]
 pub(crate) mod convert;
 mod dynamic;
+pub(crate) mod inline_refs;
 #[cfg(feature = "macros")]
 pub(crate) mod probe;
 mod problem;
@@ -35,14 +36,17 @@ pub(crate) mod roles;
 mod router;
 #[cfg(feature = "macros")]
 pub(crate) mod schema;
+mod standard_formats;
 pub mod template;
 
 pub use dynamic::{AddToolError, DynamicTool};
+pub use inline_refs::inline_refs;
 pub use problem::{BuildProblem, ItemKind};
 #[cfg(feature = "macros")]
 pub(crate) use returns::structured as returns_structured;
 pub use returns::{Blob, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, output_schema_of};
 pub(crate) use router::{Items, ListKind, SharedItems};
+pub use standard_formats::StandardFormats;
 
 use crate::Error;
 use crate::handler::{BoxFuture, Context, StateNeeds};

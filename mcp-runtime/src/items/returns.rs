@@ -92,13 +92,15 @@ impl IntoToolOutcome for CallToolOutcome {
     }
 }
 
-/// The `outputSchema` of `T`: its JSON Schema, wrapped as `{result: ...}` unless it is an object.
+/// The `outputSchema` of `T`: its JSON Schema, wrapped as `{result: ...}` unless it is an
+/// object. Properties come in field order, and only standard `format`s are emitted
+/// ([`StandardFormats`](super::StandardFormats)).
 pub fn output_schema_of<T: schemars::JsonSchema>() -> JsonObject {
-    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+    let schema = super::standard_formats::schema_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
     if let Value::Object(map) = &mut value {
-        map.remove("$schema");
-        map.remove("title");
+        map.shift_remove("$schema");
+        map.shift_remove("title");
     }
     let is_object = value.get("type").and_then(Value::as_str) == Some("object");
     if is_object && let Value::Object(map) = value {
@@ -106,7 +108,7 @@ pub fn output_schema_of<T: schemars::JsonSchema>() -> JsonObject {
     }
     let mut defs = None;
     if let Value::Object(map) = &mut value {
-        defs = map.remove("$defs");
+        defs = map.shift_remove("$defs");
     }
     let mut wrapped = serde_json::json!({
         "type": "object",

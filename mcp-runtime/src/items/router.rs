@@ -40,6 +40,8 @@ pub(crate) struct Items {
     pub(crate) errors: Vec<BuildProblem>,
     /// The application-state types each item takes, checked by `try_build`.
     pub(crate) state_needs: Vec<(ItemKind, String, StateNeeds)>,
+    /// Inline the `$defs` of every tool's schemas (`ServerBuilder::inline_schema_refs`).
+    pub(crate) inline_schema_refs: bool,
 }
 
 impl Items {
@@ -156,7 +158,11 @@ impl Items {
             serves_tools: self.has_tools(),
             dynamic_tools: RwLock::new(self.dynamic_tools),
             version: AtomicU64::new(0),
-            tools: ListToolsResult::new(self.tools),
+            tools: ListToolsResult::new(if self.inline_schema_refs {
+                self.tools.into_iter().map(super::inline_refs::inline_tool_refs).collect()
+            } else {
+                self.tools
+            }),
             tool_calls: self.tool_calls,
             prompts: ListPromptsResult::new(self.prompts),
             prompt_gets: self.prompt_gets,

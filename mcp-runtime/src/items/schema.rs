@@ -1,6 +1,9 @@
 //! The parts of a macro-defined item's definition that are computed: a tool's input
 //! schema, built parameter by parameter, and the `_meta` object given as JSON text.
 
+use schemars::transform::Transform;
+
+use super::standard_formats::{StandardFormats, schema_generator};
 use crate::protocol::JsonObject;
 
 /// A tool parameter type, described by a JSON Schema in the tool's input schema.
@@ -25,7 +28,9 @@ impl<T: schemars::JsonSchema> ToolParamSchema for T {
     }
 }
 
-/// Builds a tool's input schema parameter by parameter.
+/// Builds a tool's input schema parameter by parameter: properties and `required` come
+/// in the order the parameters are declared, and only standard `format`s are emitted
+/// ([`StandardFormats`]).
 pub struct InputSchema {
     generator: schemars::SchemaGenerator,
     properties: JsonObject,
@@ -34,11 +39,7 @@ pub struct InputSchema {
 
 impl Default for InputSchema {
     fn default() -> Self {
-        InputSchema {
-            generator: schemars::SchemaGenerator::default(),
-            properties: JsonObject::new(),
-            required: Vec::new(),
-        }
+        InputSchema { generator: schema_generator(), properties: JsonObject::new(), required: Vec::new() }
     }
 }
 
@@ -69,6 +70,10 @@ impl InputSchema {
         required: bool,
         default: Option<serde_json::Value>,
     ) {
+        let mut schema = schema;
+        // The generator transforms root schemas and definitions, not the subschemas it
+        // returns: an inline one (an integer, an `Option`) is transformed here.
+        StandardFormats.transform(&mut schema);
         let mut schema = schema.to_value();
         if let serde_json::Value::Object(map) = &mut schema {
             if let Some(d) = description {

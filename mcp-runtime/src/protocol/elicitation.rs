@@ -1,7 +1,5 @@
 //! Elicitation: asking the user through the client (`elicitation/create`).
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::tag::string_tag;
@@ -96,6 +94,10 @@ pub struct ElicitUrlParams {
     pub meta: Option<Meta>,
 }
 
+/// The fields of a form, by name, in the order they are declared (and shown). Build one
+/// with `collect()`, `From<[(String, PrimitiveSchema); N]>` or `insert`.
+pub type FormFields = indexmap::IndexMap<String, PrimitiveSchema>;
+
 /// The restricted, flat object schema of a form elicitation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationSchema {
@@ -105,8 +107,8 @@ pub struct ElicitationSchema {
     /// `"object"`.
     #[serde(rename = "type")]
     pub kind: ObjectType,
-    /// The fields.
-    pub properties: BTreeMap<String, PrimitiveSchema>,
+    /// The fields, in the order the client should show them.
+    pub properties: FormFields,
     /// Required field names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,

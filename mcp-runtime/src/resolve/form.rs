@@ -377,6 +377,15 @@ mod tests {
     }
 
     #[test]
+    fn fields_keep_their_declaration_order() {
+        let schema = schema();
+        let names: Vec<&String> = schema.properties.keys().collect();
+        assert_eq!(names, ["region", "size_gb", "note", "tier"]);
+        let text = serde_json::to_string(&schema).expect("json");
+        assert!(text.find("\"size_gb\"") < text.find("\"note\""), "{text}");
+    }
+
+    #[test]
     fn option_fields_are_not_required() {
         let schema = schema();
         assert_eq!(schema.required, Some(vec!["region".to_owned(), "size_gb".to_owned()]));

@@ -382,3 +382,23 @@ impl<'a> Reader<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_does_not_depend_on_the_order_the_client_sent_keys_in() {
+        let one: Value = serde_json::from_str(r#"{"b":{"y":[{"q":1,"p":2},3],"x":"é"},"a":true}"#).expect("json");
+        let two: Value = serde_json::from_str(r#"{"a":true,"b":{"x":"é","y":[{"p":2,"q":1},3]}}"#).expect("json");
+        // serde_json keeps keys in the order they were read (`preserve_order`), so the two
+        // values really iterate differently: the digest must sort them itself.
+        let keys = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+        assert_eq!(keys(&one), ["b", "a"]);
+        assert_eq!(keys(&two), ["a", "b"]);
+        assert_eq!(args_digest(Some(&one)), args_digest(Some(&two)));
+        // Array order is part of the arguments.
+        let swapped: Value = serde_json::from_str(r#"{"a":true,"b":{"x":"é","y":[3,{"p":2,"q":1}]}}"#).expect("json");
+        assert_ne!(args_digest(Some(&swapped)), args_digest(Some(&two)));
+    }
+}

@@ -396,6 +396,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Inline the `$defs` of every `#[mcp::tool]`'s input and output schemas: each `$ref`
+    /// is replaced by the definition it names, for clients that cannot follow references.
+    /// A recursive type keeps its `$ref` (it cannot be written out), and `$defs` then
+    /// holds only what those references need. Off by default: `$defs` is standard JSON
+    /// Schema and keeps schemas of shared types small. `#[mcp::tool(inline_refs)]` does
+    /// the same for one tool; see [`items::inline_refs`](crate::items::inline_refs).
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Address {
+    ///     city: String,
+    /// }
+    ///
+    /// #[mcp::tool]
+    /// fn ship(to: Address) -> String {
+    ///     to.city
+    /// }
+    ///
+    /// let server = mcp::Server::builder("shop", "1.0.0").inline_schema_refs(true).tool::<ship>().build();
+    /// # let _ = server;
+    /// ```
+    pub fn inline_schema_refs(mut self, inline: bool) -> Self {
+        self.items.inline_schema_refs = inline;
+        self
+    }
+
     /// Register a `#[mcp::tool]` function: `.tool::<my_tool>()`.
     pub fn tool<T: crate::items::ToolDef>(mut self) -> Self {
         self.items.add_tool::<T>();

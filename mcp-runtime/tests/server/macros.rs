@@ -244,7 +244,8 @@ async fn resources_match_static_uris_and_templates() {
         json!([{"uri": "file:///readme.md", "mimeType": "text/markdown", "text": "# Hello"}])
     );
     let row = read("db://users/rows/7").await.unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(row["contents"][0]["text"], r#"{"id":7,"table":"users"}"#);
+    // The text is the `json!` object as written: keys keep their order (`preserve_order`).
+    assert_eq!(row["contents"][0]["text"], r#"{"table":"users","id":7}"#);
     assert_eq!(row["contents"][0]["mimeType"], "application/json");
     let bad_id = read("db://users/rows/seven").await.expect_err("id is a u32");
     assert_eq!(bad_id.code, -32602);

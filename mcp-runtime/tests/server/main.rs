@@ -1,6 +1,6 @@
 //! The server side without a network: dispatch over the in-memory pairing and over a
 //! newline-delimited connection, the macros, error shapes, limits, the spec's wire
-//! examples and the inputs the fuzzers once failed on.
+//! examples, the schemas tools publish and the inputs the fuzzers once failed on.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -15,5 +15,6 @@ mod limits;
 mod macros;
 mod memory_pairing;
 mod revisions;
+mod schemas;
 mod spec_examples;
 mod state;
