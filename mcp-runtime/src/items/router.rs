@@ -4,8 +4,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-use super::dynamic::{AddToolError, DynamicTool};
 use super::completion::{Completers, CompletionArguments};
+use super::dynamic::{AddToolError, DynamicTool};
 use super::problem::{BuildProblem, ItemKind};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
