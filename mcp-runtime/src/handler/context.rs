@@ -16,6 +16,29 @@ use crate::protocol::{
 };
 
 /// The request a handler is serving.
+///
+/// A low-level handler receives one with each request; a `#[mcp::tool]`, `#[mcp::prompt]`
+/// or `#[mcp::resource]` function takes a [`Context`], which derefs to it.
+///
+/// # Examples
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp::protocol::{CallToolOutcome, CallToolResult};
+///
+/// let server = mcp::Server::builder("whoami", "1.0.0")
+///     .on_call_tool(|ctx, _params| async move {
+///         let client = ctx.client_info().map_or("unknown", |info| info.name.as_str()).to_owned();
+///         Ok(CallToolOutcome::from(CallToolResult::text(format!("{client} on {}", ctx.protocol_version()))))
+///     })
+///     .build();
+/// let client = mcp::client::Client::builder().client_info("docs", "1.0").connect_in_process(&server).await?;
+/// let result = client.call_tool("whoami", serde_json::json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("docs on 2026-07-28"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct RequestContext {
     inner: Arc<ContextInner>,
@@ -90,16 +113,79 @@ impl RequestContext {
     }
 
     /// The JSON-RPC id of the request.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// /// Which request is this?
+    /// #[mcp::tool]
+    /// fn which(ctx: mcp::Context) -> String {
+    ///     format!("request {}", ctx.request_id())
+    /// }
+    ///
+    /// let server = mcp::Server::builder("ids", "1.0.0").tool::<which>().build();
+    /// let client = mcp::client::Client::builder().connect_in_process(&server).await?;
+    /// let result = client.call_tool("which", serde_json::json!({})).await?;
+    /// assert!(result.content[0].as_text().is_some_and(|t| t.starts_with("request ")));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id
     }
 
     /// The protocol version this request is served under.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::client::{Client, Mode};
+    ///
+    /// /// Which protocol is this call served under?
+    /// #[mcp::tool]
+    /// fn era(ctx: mcp::Context) -> String {
+    ///     ctx.protocol_version().to_owned()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("eras", "1.0.0").tool::<era>().build();
+    /// let modern = Client::builder().connect_in_process(&server).await?;
+    /// let legacy = Client::builder().mode(Mode::Legacy).connect_in_process(&server).await?;
+    /// let text = |r: mcp::protocol::CallToolResult| r.content[0].as_text().map(str::to_owned);
+    /// assert_eq!(text(modern.call_tool("era", serde_json::json!({})).await?).as_deref(), Some("2026-07-28"));
+    /// assert_eq!(text(legacy.call_tool("era", serde_json::json!({})).await?).as_deref(), Some("2025-11-25"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn protocol_version(&self) -> &str {
         &self.inner.protocol_version
     }
 
     /// Whether the request belongs to a legacy (`initialize`, 2025-11-25 and older) session.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::client::{Client, Mode};
+    ///
+    /// /// Can this call ask through server-to-client requests?
+    /// #[mcp::tool]
+    /// fn back_channel(ctx: mcp::Context) -> String {
+    ///     if ctx.is_legacy() { "back-channel".into() } else { "input required results".into() }
+    /// }
+    ///
+    /// let server = mcp::Server::builder("eras", "1.0.0").tool::<back_channel>().build();
+    /// let legacy = Client::builder().mode(Mode::Legacy).connect_in_process(&server).await?;
+    /// let result = legacy.call_tool("back_channel", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("back-channel"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn is_legacy(&self) -> bool {
         self.inner.legacy
     }
@@ -125,11 +211,56 @@ impl RequestContext {
     }
 
     /// The client's capabilities: per request in 2026-07-28, per session in legacy sessions.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::protocol::ListRootsResult;
+    ///
+    /// /// Does the caller share its roots?
+    /// #[mcp::tool]
+    /// fn has_roots(ctx: mcp::Context) -> String {
+    ///     ctx.client_capabilities().roots.is_some().to_string()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("caps", "1.0.0").tool::<has_roots>().build();
+    /// let plain = mcp::client::Client::builder().connect_in_process(&server).await?;
+    /// let with_roots = mcp::client::Client::builder()
+    ///     .roots(|_asker| async { Ok(ListRootsResult::default()) })
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// let text = |r: mcp::protocol::CallToolResult| r.content[0].as_text().map(str::to_owned);
+    /// assert_eq!(text(plain.call_tool("has_roots", serde_json::json!({})).await?).as_deref(), Some("false"));
+    /// assert_eq!(text(with_roots.call_tool("has_roots", serde_json::json!({})).await?).as_deref(), Some("true"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.client_capabilities
     }
 
     /// The client's self-reported name and version, if sent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// /// Who is calling?
+    /// #[mcp::tool]
+    /// fn caller(ctx: mcp::Context) -> String {
+    ///     ctx.client_info().map_or_else(|| "unknown".to_owned(), |info| format!("{} {}", info.name, info.version))
+    /// }
+    ///
+    /// let server = mcp::Server::builder("info", "1.0.0").tool::<caller>().build();
+    /// let client = mcp::client::Client::builder().client_info("docs", "2.1").connect_in_process(&server).await?;
+    /// let result = client.call_tool("caller", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("docs 2.1"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn client_info(&self) -> Option<&Implementation> {
         self.inner.client_info.as_ref()
     }
@@ -138,6 +269,21 @@ impl RequestContext {
     ///
     /// Returns false when the client is gone. Most handlers use [`progress`](Self::progress)
     /// or [`log`](Self::log) instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult};
+    ///
+    /// let server = mcp::Server::builder("notify", "1.0.0")
+    ///     .on_call_tool(|ctx, _params| async move {
+    ///         // A notification of your own; the client sees it on this call's stream.
+    ///         let delivered = ctx.send_notification("notifications/acme/step", &serde_json::json!({"step": 1})).await;
+    ///         Ok(CallToolOutcome::from(CallToolResult::text(format!("delivered: {delivered}"))))
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
     pub async fn send_notification<P: serde::Serialize>(&self, method: &str, params: &P) -> bool {
         match serde_json::to_string(&JsonRpcNotification::new(method, Some(params))) {
             Ok(frame) => {
@@ -240,6 +386,32 @@ impl RequestContext {
     }
 
     /// The server serving this request: announce list changes, switch items on and off.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// /// Retire the `beta` tool for everyone.
+    /// #[mcp::tool]
+    /// fn retire_beta(ctx: mcp::Context) -> String {
+    ///     format!("retired: {}", ctx.server().set_tool_enabled("beta", false))
+    /// }
+    ///
+    /// /// A tool on its way out.
+    /// #[mcp::tool]
+    /// fn beta() -> String {
+    ///     "still here".into()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("switch", "1.0.0").tool::<retire_beta>().tool::<beta>().build();
+    /// let client = mcp::client::Client::builder().connect_in_process(&server).await?;
+    /// let result = client.call_tool("retire_beta", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("retired: true"));
+    /// assert!(client.list_tools().await?.iter().all(|tool| tool.name != "beta"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn server(&self) -> &ServerHandle {
         &self.inner.server
     }
@@ -269,11 +441,41 @@ impl RequestContext {
     }
 
     /// The registered value of type `T` as its `State<T>` (for the generated code).
+    #[cfg(feature = "macros")]
     pub(crate) fn state_slot<T: 'static>(&self) -> Option<&super::State<T>> {
         self.inner.server.state::<T>()
     }
 
     /// Report progress, if the client asked for it with a `progressToken`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// /// Count to three, reporting each step.
+    /// #[mcp::tool]
+    /// async fn count(ctx: mcp::Context) -> String {
+    ///     for step in 1..=3 {
+    ///         ctx.progress(f64::from(step), Some(3.0), Some(format!("step {step}"))).await;
+    ///     }
+    ///     "done".into()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("progress", "1.0.0").tool::<count>().build();
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let client = mcp::client::Client::builder()
+    ///     .on_progress(move |p| sink.lock().unwrap().push(p.progress))
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// client.call_tool("count", serde_json::json!({})).await?;
+    /// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         let Some(token) = self.inner.progress_token.clone() else {
             return;
@@ -288,6 +490,35 @@ impl RequestContext {
     ///
     /// In 2026-07-28 the opt-in is the request's `io.modelcontextprotocol/logLevel`;
     /// in legacy sessions it is `logging/setLevel` (everything is sent until it is set).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::{Arc, Mutex};
+    /// use mcp::protocol::LoggingLevel;
+    ///
+    /// /// Work, and say so.
+    /// #[mcp::tool]
+    /// async fn work(ctx: mcp::Context) -> String {
+    ///     ctx.log(LoggingLevel::Debug, Some("work"), serde_json::json!("details")).await;
+    ///     ctx.log(LoggingLevel::Warning, Some("work"), serde_json::json!("disk almost full")).await;
+    ///     "done".into()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("logs", "1.0.0").tool::<work>().build();
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let client = mcp::client::Client::builder()
+    ///     .on_log(LoggingLevel::Info, move |m| sink.lock().unwrap().push(m.data))
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// client.call_tool("work", serde_json::json!({})).await?;
+    /// assert_eq!(*seen.lock().unwrap(), [serde_json::json!("disk almost full")]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
         let threshold = if self.inner.legacy {
             self.inner.session.legacy().and_then(|s| s.log_level).or(Some(LoggingLevel::Debug))
@@ -306,6 +537,38 @@ impl RequestContext {
     /// Under 2026-07-28 a server never calls the client: return an
     /// [`InputRequiredResult`](crate::protocol::InputRequiredResult) instead. Calling this in a
     /// modern request, or for a capability the client did not declare, is an error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::client::{Client, Mode};
+    /// use mcp::protocol::{InputRequest, InputResponse, ListRootsResult};
+    ///
+    /// /// How many roots does the client share?
+    /// #[mcp::tool]
+    /// async fn count_roots(ctx: mcp::Context) -> Result<String, mcp::Error> {
+    ///     match ctx.request_input(InputRequest::ListRoots(None)).await? {
+    ///         InputResponse::ListRoots(result) => Ok(format!("{} roots", result.roots.len())),
+    ///         _ => Err(mcp::Error::internal("not a roots answer")),
+    ///     }
+    /// }
+    ///
+    /// let server = mcp::Server::builder("roots", "1.0.0").tool::<count_roots>().build();
+    /// let client = Client::builder()
+    ///     .mode(Mode::Legacy)
+    ///     .roots(|_asker| async {
+    ///         let roots = serde_json::json!({"roots": [{"uri": "file:///src"}, {"uri": "file:///docs"}]});
+    ///         serde_json::from_value::<ListRootsResult>(roots).map_err(|e| mcp::Error::internal(e.to_string()))
+    ///     })
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// let result = client.call_tool("count_roots", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("2 roots"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn request_input(&self, request: InputRequest) -> Result<InputResponse, Error> {
         if !self.inner.legacy {
             return Err(Error::internal(
@@ -355,6 +618,46 @@ impl RequestContext {
     }
 
     /// Ask the user through `elicitation/create` (2025-11-25 sessions only).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::client::{Client, Mode};
+    /// use mcp::protocol::{ElicitRequestParams, ElicitResult};
+    /// use mcp::resolve::ElicitForm as _;
+    ///
+    /// /// A name.
+    /// #[derive(serde::Deserialize, mcp::ElicitForm)]
+    /// struct Name {
+    ///     /// Your name.
+    ///     name: String,
+    /// }
+    ///
+    /// /// Greet whoever answers.
+    /// #[mcp::tool]
+    /// async fn greet(ctx: mcp::Context) -> Result<String, mcp::Error> {
+    ///     let answer = ctx.elicit(ElicitRequestParams::form("Who are you?", Name::schema().clone())).await?;
+    ///     let name = answer.content.as_ref().and_then(|c| c.get("name")).and_then(|n| n.as_str());
+    ///     Ok(format!("Hello, {}", name.unwrap_or("stranger")))
+    /// }
+    ///
+    /// let server = mcp::Server::builder("greeter", "1.0.0").tool::<greet>().build();
+    /// let client = Client::builder()
+    ///     .mode(Mode::Legacy)
+    ///     .elicitation(|_asker, _params| async {
+    ///         let mut content = serde_json::Map::new();
+    ///         content.insert("name".into(), "Ada".into());
+    ///         Ok(ElicitResult::accept(content))
+    ///     })
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// let result = client.call_tool("greet", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("Hello, Ada"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, Error> {
         match self.request_input(InputRequest::Elicit(params)).await? {
             InputResponse::Elicit(result) => Ok(result),
@@ -363,6 +666,36 @@ impl RequestContext {
     }
 
     /// Ask for the client's roots through `roots/list` (2025-11-25 sessions only).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::client::{Client, Mode};
+    /// use mcp::protocol::ListRootsResult;
+    ///
+    /// /// The first root the client shares.
+    /// #[mcp::tool]
+    /// async fn first_root(ctx: mcp::Context) -> Result<String, mcp::Error> {
+    ///     let roots = ctx.list_roots().await?;
+    ///     Ok(roots.roots.first().map_or_else(|| "none".to_owned(), |root| root.uri.clone()))
+    /// }
+    ///
+    /// let server = mcp::Server::builder("roots", "1.0.0").tool::<first_root>().build();
+    /// let client = Client::builder()
+    ///     .mode(Mode::Legacy)
+    ///     .roots(|_asker| async {
+    ///         serde_json::from_value::<ListRootsResult>(serde_json::json!({"roots": [{"uri": "file:///src"}]}))
+    ///             .map_err(|e| mcp::Error::internal(e.to_string()))
+    ///     })
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// let result = client.call_tool("first_root", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("file:///src"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_roots(&self) -> Result<ListRootsResult, Error> {
         match self.request_input(InputRequest::ListRoots(None)).await? {
             InputResponse::ListRoots(result) => Ok(result),
@@ -375,6 +708,19 @@ impl RequestContext {
 /// receives when it takes a `Context` parameter: the request (through `Deref` to
 /// [`RequestContext`]) plus, on a multi round-trip retry, the client's answers and the
 /// echoed state.
+///
+/// # Examples
+///
+/// ```
+/// /// Look a ticket up, and log who asked.
+/// #[mcp::tool]
+/// async fn lookup(id: u32, ctx: mcp::Context) -> String {
+///     let who = ctx.auth().map_or("anonymous", |auth| auth.subject.as_deref().unwrap_or("someone"));
+///     ctx.log(mcp::protocol::LoggingLevel::Info, None, serde_json::json!({"lookup": id})).await;
+///     format!("ticket {id} for {who}")
+/// }
+/// # let _ = mcp::Server::builder("tickets", "1.0.0").tool::<lookup>().build();
+/// ```
 #[derive(Debug, Clone)]
 pub struct Context {
     request: RequestContext,
@@ -384,6 +730,27 @@ pub struct Context {
 
 impl Context {
     /// A context for `request` carrying the retry fields of its params.
+    ///
+    /// # Examples
+    ///
+    /// A low-level handler builds one to call code written for the macros' `Context`:
+    ///
+    /// ```
+    /// use mcp::Context;
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult};
+    ///
+    /// fn first_round(ctx: &Context) -> bool {
+    ///     ctx.input_responses().is_none() && ctx.request_state().is_none()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("lowlevel", "1.0.0")
+    ///     .on_call_tool(|request, params| async move {
+    ///         let ctx = Context::new(request, params.input_responses, params.request_state);
+    ///         Ok(CallToolOutcome::from(CallToolResult::text(format!("first round: {}", first_round(&ctx)))))
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
     pub fn new(
         request: RequestContext,
         input_responses: Option<crate::protocol::InputResponses>,
@@ -393,21 +760,134 @@ impl Context {
     }
 
     /// The answers to the previous round's questions, by key (`None` on the first round).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::protocol::{
+    ///     CallToolOutcome, CallToolResult, ElicitRequestParams, ElicitResult, InputRequest, InputRequiredResult,
+    /// };
+    /// use mcp::resolve::ElicitForm as _;
+    ///
+    /// /// A yes or no.
+    /// #[derive(serde::Deserialize, mcp::ElicitForm)]
+    /// struct Confirm {
+    ///     /// Go ahead?
+    ///     ok: bool,
+    /// }
+    ///
+    /// /// Delete everything, once confirmed (asking by hand, without a resolver).
+    /// #[mcp::tool]
+    /// fn wipe(ctx: mcp::Context) -> CallToolOutcome {
+    ///     match ctx.input_responses() {
+    ///         None => {
+    ///             let form = ElicitRequestParams::form("Really wipe?", Confirm::schema().clone());
+    ///             InputRequiredResult::ask("confirm", InputRequest::Elicit(form)).into()
+    ///         }
+    ///         Some(answers) => CallToolResult::text(format!("{} answer(s)", answers.len())).into(),
+    ///     }
+    /// }
+    ///
+    /// let server = mcp::Server::builder("wipe", "1.0.0").tool::<wipe>().build();
+    /// let client = mcp::client::Client::builder()
+    ///     .elicitation(|_asker, _params| async {
+    ///         let mut content = serde_json::Map::new();
+    ///         content.insert("ok".into(), true.into());
+    ///         Ok(ElicitResult::accept(content))
+    ///     })
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// let result = client.call_tool("wipe", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("1 answer(s)"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn input_responses(&self) -> Option<&crate::protocol::InputResponses> {
         self.input_responses.as_ref()
     }
 
     /// The answer under `key`, if the client sent one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult, InputRequest, InputRequiredResult, ListRootsResult};
+    ///
+    /// /// Count the client's roots, asking for them in a second round (by hand).
+    /// #[mcp::tool]
+    /// fn count_roots(ctx: mcp::Context) -> CallToolOutcome {
+    ///     match ctx.input_response("roots").and_then(|answer| answer.as_roots()) {
+    ///         Some(answer) => CallToolResult::text(format!("{} roots", answer.roots.len())).into(),
+    ///         None => InputRequiredResult::ask("roots", InputRequest::ListRoots(None)).into(),
+    ///     }
+    /// }
+    ///
+    /// let server = mcp::Server::builder("roots", "1.0.0").tool::<count_roots>().build();
+    /// let client = mcp::client::Client::builder()
+    ///     .roots(|_asker| async {
+    ///         serde_json::from_value::<ListRootsResult>(serde_json::json!({"roots": [{"uri": "file:///a"}]}))
+    ///             .map_err(|e| mcp::Error::internal(e.to_string()))
+    ///     })
+    ///     .connect_in_process(&server)
+    ///     .await?;
+    /// let result = client.call_tool("count_roots", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("1 roots"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn input_response(&self, key: &str) -> Option<&InputResponse> {
         self.input_responses.as_ref()?.get(key)
     }
 
     /// The `requestState` the client echoed (`None` on the first round).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult, InputRequiredResult};
+    ///
+    /// /// Work in two rounds, carrying progress in `requestState` (sealed on the wire).
+    /// #[mcp::tool]
+    /// fn two_rounds(ctx: mcp::Context) -> CallToolOutcome {
+    ///     match ctx.request_state() {
+    ///         None => InputRequiredResult::state_only("half-done").into(),
+    ///         Some(state) => CallToolResult::text(format!("resumed from {state}")).into(),
+    ///     }
+    /// }
+    ///
+    /// let server = mcp::Server::builder("rounds", "1.0.0").tool::<two_rounds>().build();
+    /// let client = mcp::client::Client::builder().connect_in_process(&server).await?;
+    /// let result = client.call_tool("two_rounds", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("resumed from half-done"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn request_state(&self) -> Option<&str> {
         self.request_state.as_deref()
     }
 
     /// The underlying request context.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// /// Hand the request on to code that takes a `RequestContext`.
+    /// #[mcp::tool]
+    /// fn audit(ctx: mcp::Context) -> String {
+    ///     describe(ctx.request())
+    /// }
+    ///
+    /// fn describe(request: &mcp::RequestContext) -> String {
+    ///     format!("{} under {}", request.request_id(), request.protocol_version())
+    /// }
+    /// # let _ = mcp::Server::builder("audit", "1.0.0").tool::<audit>().build();
+    /// ```
     pub fn request(&self) -> &RequestContext {
         &self.request
     }

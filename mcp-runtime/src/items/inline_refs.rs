@@ -25,7 +25,7 @@ const ANNOTATIONS: &[&str] =
 /// the inlined definition, or, where they would clash with one of its keywords, next to
 /// an `allOf` holding it.
 ///
-/// Tools get this from [`ServerBuilder::inline_schema_refs`](crate::ServerBuilder::inline_schema_refs)
+/// Tools get this from [`ServerBuilder::inline_schema_refs`](crate::server::ServerBuilder::inline_schema_refs)
 /// or `#[mcp::tool(inline_refs)]`; call it directly for a schema built by hand.
 ///
 /// ```

@@ -60,6 +60,7 @@ pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use revision::Revision;
+#[cfg(feature = "server")]
 pub(crate) use revision::downgrade_result;
 pub use roots::*;
 pub use sampling::*;

@@ -5,6 +5,9 @@
 //! types that revision defines ([`downgrade_result`]): a client pinned to 2024-11-05 never
 //! sees `structuredContent`, `outputSchema`, `title` or `icons`, none of which it knows.
 
+// Trimming results is the server's job; a client-only build keeps just `Revision`.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
+
 use serde_json::Value;
 
 use super::{JsonObject, methods};
