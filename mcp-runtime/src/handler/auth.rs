@@ -29,6 +29,18 @@ pub struct AuthInfo {
 
 impl AuthInfo {
     /// The principal request state is bound to: client id, issuer and subject.
+    ///
+    /// Two callers differing in any of the three get different principals, so state sealed
+    /// for one is rejected for the other.
+    ///
+    /// ```
+    /// use mcp::handler::AuthInfo;
+    ///
+    /// let alice = AuthInfo { client_id: "web-app".into(), subject: Some("alice".into()), ..AuthInfo::default() };
+    /// let bob = AuthInfo { subject: Some("bob".into()), ..alice.clone() };
+    /// assert_ne!(alice.principal(), bob.principal());
+    /// assert_eq!(alice.principal(), alice.clone().principal());
+    /// ```
     pub fn principal(&self) -> String {
         serde_json::json!([self.client_id, self.issuer, self.subject]).to_string()
     }

@@ -84,7 +84,15 @@ pub struct StateNeeds {
 }
 
 impl StateNeeds {
-    /// Record that a `State<T>` is taken.
+    /// Record that a `State<T>` is taken (once per type).
+    ///
+    /// ```
+    /// let mut needs = mcp::handler::StateNeeds::default();
+    /// needs.need::<String>();
+    /// needs.need::<u64>();
+    /// needs.need::<String>();
+    /// assert_eq!(needs.type_names().count(), 2);
+    /// ```
     pub fn need<T: 'static>(&mut self) {
         let id = TypeId::of::<T>();
         if !self.types.iter().any(|(seen, _)| *seen == id) {
@@ -92,7 +100,18 @@ impl StateNeeds {
         }
     }
 
-    /// Add every type of `other`.
+    /// Add every type of `other` (a tool adds what its resolvers take).
+    ///
+    /// ```
+    /// use mcp::handler::StateNeeds;
+    ///
+    /// let (mut tool, mut resolver) = (StateNeeds::default(), StateNeeds::default());
+    /// tool.need::<u32>();
+    /// resolver.need::<u32>();
+    /// resolver.need::<bool>();
+    /// tool.extend(&resolver);
+    /// assert_eq!(tool.type_names().collect::<Vec<_>>(), ["u32", "bool"]);
+    /// ```
     pub fn extend(&mut self, other: &StateNeeds) {
         for (id, name) in &other.types {
             if !self.types.iter().any(|(seen, _)| seen == id) {
@@ -101,7 +120,13 @@ impl StateNeeds {
         }
     }
 
-    /// The types' names (`std::any::type_name`).
+    /// The types' names (`std::any::type_name`), in the order first seen.
+    ///
+    /// ```
+    /// let mut needs = mcp::handler::StateNeeds::default();
+    /// needs.need::<std::sync::Arc<str>>();
+    /// assert_eq!(needs.type_names().next(), Some("alloc::sync::Arc<str>"));
+    /// ```
     pub fn type_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.types.iter().map(|(_, name)| *name)
     }
