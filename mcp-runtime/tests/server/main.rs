@@ -1,6 +1,7 @@
-//! The server side without a network: dispatch over the in-memory pairing and over a
-//! newline-delimited connection, the macros, error shapes, limits, the spec's wire
-//! examples, the schemas tools publish and the inputs the fuzzers once failed on.
+//! The server side, mostly without a network: dispatch over the in-memory pairing and over
+//! a newline-delimited connection, the macros, error shapes, limits, the spec's wire
+//! examples, the schemas tools publish, state, completions, custom methods (one test also
+//! over loopback HTTP), older protocol revisions and the inputs the fuzzers once failed on.
 
 #[path = "../support/mod.rs"]
 mod support;
