@@ -121,15 +121,7 @@ pub fn companion(model: &FnModel) -> String {
     if !injected.is_empty() {
         out.push_str(&format!("Injected, not part of the schema: {}.\n\n", injected.join(", ")));
     }
-    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument && !is_mcp_state(p)) {
-        out.push_str(&format!(
-            "`{}: {}` is {}, else the argument `{}`.\n\n",
-            p.ident,
-            type_text(&p.ty),
-            injected_if(p),
-            p.wire_name()
-        ));
-    }
+    role_by_type_notes(model, "the argument", &mut out);
     if model.kind == Kind::Tool {
         let props: Vec<String> = args
             .iter()
@@ -153,6 +145,20 @@ pub fn companion(model: &FnModel) -> String {
     out
 }
 
+/// One line per parameter whose role its type decides (spelled `Context` or `State`, not
+/// through `mcp::`): what it is when injected, else `otherwise` named like the parameter.
+fn role_by_type_notes(model: &FnModel, otherwise: &str, out: &mut String) {
+    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument && !is_mcp_state(p)) {
+        out.push_str(&format!(
+            "`{}: {}` is {}, else {otherwise} `{}`.\n\n",
+            p.ident,
+            type_text(&p.ty),
+            injected_if(p),
+            p.wire_name()
+        ));
+    }
+}
+
 /// A resolver's companion documentation: what it takes and how a tool uses it.
 fn resolver_companion(model: &FnModel) -> String {
     let ident = &model.ident;
@@ -166,15 +172,7 @@ fn resolver_companion(model: &FnModel) -> String {
     if !args.is_empty() {
         out.push_str(&format!("Takes the tool arguments {}.\n\n", args.join(", ")));
     }
-    for p in model.params.iter().filter(|p| p.role == ParamRole::ContextOrArgument && !is_mcp_state(p)) {
-        out.push_str(&format!(
-            "`{}: {}` is {}, else the tool argument `{}`.\n\n",
-            p.ident,
-            type_text(&p.ty),
-            injected_if(p),
-            p.wire_name()
-        ));
-    }
+    role_by_type_notes(model, "the tool argument", &mut out);
     let deps: Vec<String> = model
         .params
         .iter()
