@@ -1,0 +1,86 @@
+//! The HTTP answers the endpoint builds, and small readers of request headers.
+
+use http::{HeaderValue, Response, StatusCode, header};
+
+use super::HttpBody;
+use crate::protocol::{Error, ErrorCode, RequestId};
+use crate::wire::headers;
+
+/// A JSON response with a JSON-RPC error.
+pub(super) fn error_response(
+    status: StatusCode,
+    id: Option<RequestId>,
+    code: i32,
+    message: impl Into<String>,
+) -> Response<HttpBody> {
+    let error = Error { code, message: message.into(), data: None };
+    json_response(status, crate::handler::error_frame(id, error))
+}
+
+pub(super) fn json_response(status: StatusCode, body: String) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::full(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+pub(super) fn empty_response(status: StatusCode) -> Response<HttpBody> {
+    let mut response = Response::new(HttpBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+pub(super) fn session_not_found(id: Option<RequestId>) -> Response<HttpBody> {
+    error_response(StatusCode::NOT_FOUND, id, ErrorCode::INVALID_REQUEST, "Session not found")
+}
+
+pub(super) fn method_not_allowed(allow: &'static str) -> Response<HttpBody> {
+    let mut response = empty_response(StatusCode::METHOD_NOT_ALLOWED);
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// The HTTP status of a JSON-RPC error on the modern path.
+pub(super) fn status_for(code: i32) -> StatusCode {
+    match code {
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        ErrorCode::PARSE_ERROR
+        | ErrorCode::INVALID_REQUEST
+        | ErrorCode::INVALID_PARAMS
+        | ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        ErrorCode::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::REQUEST_TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
+        _ => StatusCode::OK,
+    }
+}
+
+pub(super) fn accepts(headers: &http::HeaderMap, wanted: &[&str]) -> bool {
+    let accept: Vec<String> = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|part| part.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .collect();
+    wanted.iter().all(|want| {
+        let family = want.split('/').next().unwrap_or_default();
+        accept.iter().any(|a| a == want || a == "*/*" || *a == format!("{family}/*"))
+    })
+}
+
+pub(super) fn session_id(headers: &http::HeaderMap) -> Option<&str> {
+    headers.get(headers::SESSION_ID).and_then(|v| v.to_str().ok())
+}
+
+pub(super) fn sse_response(body: HttpBody, status: Option<StatusCode>) -> Response<HttpBody> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status.unwrap_or(StatusCode::OK);
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
