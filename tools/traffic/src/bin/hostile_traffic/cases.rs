@@ -24,7 +24,7 @@ pub(crate) struct Case {
 }
 
 /// The headers of a well-formed 2026-07-28 POST of `method` (and `Mcp-Name`).
-fn mcp_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
+pub(crate) fn mcp_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
     let mut headers = vec![
         ("content-type".to_owned(), "application/json".to_owned()),
         ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
@@ -46,7 +46,7 @@ fn with_header(mut headers: Vec<(String, String)>, name: &str, value: Option<&st
     headers
 }
 
-fn meta() -> Value {
+pub(crate) fn meta() -> Value {
     json!({
         keys::PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
         keys::CLIENT_CAPABILITIES: {"elicitation": {"form": {}}},

@@ -19,78 +19,68 @@
 //! retried once on a new one (the server may close after refusing a request); a fresh
 //! connection that fails is a dropped request.
 //!
+//! Those are the `cases` kind. `--kinds` adds others, each one worker running next to the
+//! case workers (their modules tell the details):
+//!
+//! - `listen-flood`: `subscriptions/listen` streams opened up to and beyond the caps (from
+//!   `--listen-peers` loopback addresses, `--listen-per-peer` each), held `--listen-hold`
+//!   seconds, closed, again; accepted streams (200 SSE, acknowledged) and 429/503 refusals
+//!   with `Retry-After` are expected, and a `tools/list` sent while they are held must get
+//!   a result (streams must not starve calls);
+//! - `session-flood`: 2025-11-25 `initialize` in a loop without DELETE (pausing
+//!   `--session-pause-ms`); each must succeed (the least recently used idle session is
+//!   evicted at the cap), and every `--session-reuse-every`-th an old id is reused: 200 or 404;
+//! - `slow-headers`, `slow-bodies`: `--slow-connections` connections at once with half a
+//!   request head, or 10 bytes of a declared 1,000-byte body; each must be closed (or
+//!   answered 408) within `--slow-timeout` plus `--slow-slack` seconds. A round starts only
+//!   if it can end within the run.
+//!
 //! ```text
 //! hostile_traffic --url http://127.0.0.1:PORT/mcp [--duration SECS] [--concurrency C] [--pause-ms MS]
-//!                 [--tool NAME] [--only TEXT]
+//!                 [--tool NAME] [--only TEXT] [--kinds cases,listen-flood,session-flood,slow-headers,slow-bodies]
+//!                 [--listen-peers P] [--listen-per-peer N] [--listen-hold SECS]
+//!                 [--session-pause-ms MS] [--session-reuse-every N]
+//!                 [--slow-connections K] [--slow-timeout SECS] [--slow-slack SECS]
 //! ```
 //!
-//! Defaults: 10 s, 4 workers (each goes through every case in turn, heavy ones less often,
-//! pausing `--pause-ms` after each request: 0 by default),
+//! Defaults: 10 s, `--kinds cases`, 4 case workers (each goes through every case in turn,
+//! heavy ones less often, pausing `--pause-ms` after each request: 0 by default),
 //! `--tool test_input_required_result_elicitation` (a tool that asks a question: the
 //! target of the `requestState` and `inputResponses` cases); `--only TEXT` keeps the cases
-//! whose name contains `TEXT`. Output: one JSON line
-//! `{"sent","unexpected","answered":{"STATUS[ CODE]":n},"cases":{"NAME":{"STATUS[ CODE]":n}}}`;
-//! answers are labelled by HTTP status plus the JSON-RPC error code when there is one. The
-//! first unexpected answers are described on stderr, and the exit code is 1 if there was any.
+//! whose name contains `TEXT`. The other kinds' defaults are on their flags (`--help`).
+//! Output: one JSON line `{"sent","unexpected","answered":{"LABEL":n},"cases":{"NAME":{"LABEL":n}},
+//! "kinds":{"KIND":{"requests","accepted","refused","unexpected"}}}`; the cases' answers are
+//! labelled by HTTP status plus the JSON-RPC error code when there is one. The first
+//! unexpected answers are described on stderr, and the exit code is 1 if there was any.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod cases;
+mod client;
+mod listen_flood;
+mod session_flood;
+mod slow;
+mod tally;
 
 use bytes::Bytes;
 use clap::Parser as _;
-use http::{Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
+use http::{Method, StatusCode};
 use mcp::wire::sse::Parser;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use cases::{Case, Wire, cases};
+use client::{ANSWER_TIMEOUT, Sender, Target};
+use slow::Stall;
+use tally::{KindTally, Tally, Verdict, lock};
 
-/// How long an answer may take.
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
-/// The largest answer read.
-const MAX_ANSWER_BYTES: usize = 1024 * 1024;
-/// How many unexpected answers are described on stderr.
-const REPORTED: usize = 10;
-
-/// The run's tallies, shared by the workers.
-#[derive(Default)]
-struct Tally {
-    sent: u64,
-    unexpected: u64,
-    answered: BTreeMap<String, u64>,
-    cases: BTreeMap<&'static str, BTreeMap<String, u64>>,
-    reported: usize,
-}
-
-impl Tally {
-    fn record(&mut self, case: &'static str, label: String, refused: bool) {
-        self.sent += 1;
-        if !refused {
-            self.unexpected += 1;
-            if self.reported < REPORTED {
-                self.reported += 1;
-                tracing::warn!("{case}: unexpected answer: {label}");
-            }
-        }
-        let label = if refused { label } else { format!("unexpected: {label}") };
-        *self.answered.entry(label.clone()).or_default() += 1;
-        *self.cases.entry(case).or_default().entry(label).or_default() += 1;
-    }
-}
-
-fn lock(tally: &Mutex<Tally>) -> std::sync::MutexGuard<'_, Tally> {
-    tally.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+/// The kind name of the cases in the tallies.
+const CASES: &str = "cases";
 
 /// The JSON-RPC error code in a JSON body, or in the last SSE event that is a response.
-fn error_code(body: &[u8], sse: bool) -> Option<i64> {
+pub(crate) fn error_code(body: &[u8], sse: bool) -> Option<i64> {
     let code = |message: &Value| message.get("error")?.get("code")?.as_i64();
     if !sse {
         return serde_json::from_slice::<Value>(body).ok().as_ref().and_then(code);
@@ -117,89 +107,17 @@ fn judge(status: StatusCode, code: Option<i64>) -> (String, bool) {
     (label, refused)
 }
 
-struct Target {
-    addr: SocketAddr,
-    host: String,
-    path: String,
-}
-
-async fn connect(addr: SocketAddr) -> Result<SendRequest<Full<Bytes>>, String> {
-    let stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    let (sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| format!("handshake: {e}"))?;
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    Ok(sender)
-}
-
 /// Send one HTTP case on `conn` (reconnecting when it is closed); the label and verdict.
 async fn send_http(
     target: &Target,
-    conn: &mut Option<SendRequest<Full<Bytes>>>,
+    conn: &mut Option<Sender>,
     method: &Method,
     path: &str,
     headers: &[(String, String)],
     body: &Bytes,
 ) -> Result<(String, bool), String> {
-    for attempt in 0..2 {
-        let mut reused = false;
-        if let Some(sender) = conn.as_mut() {
-            reused = sender.ready().await.is_ok();
-        }
-        if !reused {
-            *conn = Some(connect(target.addr).await?);
-        }
-        let Some(sender) = conn.as_mut() else { return Err("no connection".into()) };
-        let mut request = Request::new(Full::new(body.clone()));
-        *request.method_mut() = method.clone();
-        *request.uri_mut() =
-            (if path.is_empty() { target.path.as_str() } else { path }).parse().map_err(|e| format!("{e}"))?;
-        let h = request.headers_mut();
-        h.insert(http::header::HOST, target.host.parse().map_err(|e| format!("{e}"))?);
-        for (name, value) in headers {
-            let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| format!("{e}"))?;
-            h.insert(name, value.parse().map_err(|e| format!("{e}"))?);
-        }
-        let answered = tokio::time::timeout(ANSWER_TIMEOUT, async {
-            let response = sender.send_request(request).await.map_err(|e| format!("no answer: {e}"))?;
-            let status = response.status();
-            let close = response.headers().get(http::header::CONNECTION).is_some_and(|v| v == "close");
-            let sse = response
-                .headers()
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.starts_with("text/event-stream"));
-            let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
-                .collect()
-                .await
-                .map_err(|e| format!("answer body: {e}"))?
-                .to_bytes();
-            Ok::<_, String>((status, error_code(&body, sse), close))
-        })
-        .await;
-        match answered {
-            Ok(Ok((status, code, close))) => {
-                if close {
-                    *conn = None;
-                }
-                return Ok(judge(status, code));
-            }
-            Ok(Err(why)) => {
-                *conn = None;
-                if reused && attempt == 0 {
-                    continue;
-                }
-                return Err(why);
-            }
-            Err(_) => {
-                *conn = None;
-                return Err(format!("no answer within {ANSWER_TIMEOUT:?}"));
-            }
-        }
-    }
-    Err("no answer".into())
+    let answer = client::fetch(target, conn, method, path, headers, body).await?;
+    Ok(judge(answer.status, error_code(&answer.body, answer.is_sse())))
 }
 
 /// Send raw bytes on a new connection and read the status line of the answer. The bytes
@@ -240,11 +158,11 @@ async fn send_raw(target: &Target, bytes: &Bytes, eof: bool) -> Result<(String, 
 }
 
 /// What every worker shares.
-struct Shared {
-    target: Target,
+pub(crate) struct Shared {
+    pub(crate) target: Target,
     cases: Vec<Case>,
-    tally: Mutex<Tally>,
-    until: Instant,
+    pub(crate) tally: Mutex<Tally>,
+    pub(crate) until: Instant,
     pause: Duration,
 }
 
@@ -266,7 +184,8 @@ async fn worker(shared: Arc<Shared>, start: usize) {
                 Wire::Raw { bytes, eof } => send_raw(target, bytes, *eof).await,
             };
             let (label, refused) = result.unwrap_or_else(|why| (format!("no answer ({why})"), false));
-            lock(tally).record(case.name, label, refused);
+            let verdict = if refused { Verdict::Refused } else { Verdict::Unexpected };
+            lock(tally).record(CASES, case.name, label, verdict);
             if !pause.is_zero() {
                 tokio::time::sleep(*pause).await;
             }
@@ -281,6 +200,22 @@ struct Line<'a> {
     unexpected: u64,
     answered: &'a BTreeMap<String, u64>,
     cases: &'a BTreeMap<&'static str, BTreeMap<String, u64>>,
+    kinds: &'a BTreeMap<&'static str, KindTally>,
+}
+
+/// A kind of hostile traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Kind {
+    /// The hostile requests of `cases.rs`.
+    Cases,
+    /// `subscriptions/listen` streams beyond the caps, held, closed, again.
+    ListenFlood,
+    /// 2025-11-25 `initialize` in a loop without DELETE, reusing old ids now and then.
+    SessionFlood,
+    /// Connections stalled in the middle of the request head.
+    SlowHeaders,
+    /// Connections stalled after 10 bytes of a declared 1,000-byte body.
+    SlowBodies,
 }
 
 /// Keeps sending hostile requests to a Streamable HTTP MCP endpoint and checks that each
@@ -307,11 +242,62 @@ struct Args {
     /// Keep only the cases whose name contains this text.
     #[arg(long)]
     only: Option<String>,
+    /// The kinds of hostile traffic, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Kind::Cases])]
+    kinds: Vec<Kind>,
+    /// Listen flood: loopback source addresses (127.0.0.2 and up when more than one; the
+    /// target must then be on 127.0.0.1), each a peer of its own for the per-peer cap.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=250))]
+    listen_peers: u8,
+    /// Listen flood: streams opened from each peer per round.
+    #[arg(long, default_value_t = 48)]
+    listen_per_peer: u32,
+    /// Listen flood: how long the streams are held each round, in seconds.
+    #[arg(long, default_value_t = 5.0)]
+    listen_hold: f64,
+    /// Session flood: a pause after each `initialize`, in milliseconds.
+    #[arg(long, default_value_t = 5)]
+    session_pause_ms: u64,
+    /// Session flood: reuse an old session id after every this many `initialize` (0: never).
+    #[arg(long, default_value_t = 16)]
+    session_reuse_every: u64,
+    /// Slow headers and bodies: connections stalled at once, per kind.
+    #[arg(long, default_value_t = 16)]
+    slow_connections: usize,
+    /// Slow headers and bodies: the server's timeout for a request head or body, in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    slow_timeout: f64,
+    /// Slow headers and bodies: how much longer than `--slow-timeout` a connection may stay
+    /// open, in seconds.
+    #[arg(long, default_value_t = 5.0)]
+    slow_slack: f64,
+}
+
+fn seconds(flag: &str, value: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(value).map_err(|e| format!("--{flag}: {e}"))
 }
 
 async fn run(args: Args) -> Result<bool, String> {
-    let Args { url, duration, concurrency, pause_ms, tool, only } = args;
-    let duration = Duration::try_from_secs_f64(duration).map_err(|e| format!("--duration: {e}"))?;
+    let Args {
+        url,
+        duration,
+        concurrency,
+        pause_ms,
+        tool,
+        only,
+        kinds,
+        listen_peers,
+        listen_per_peer,
+        listen_hold,
+        session_pause_ms,
+        session_reuse_every,
+        slow_connections,
+        slow_timeout,
+        slow_slack,
+    } = args;
+    let duration = seconds("duration", duration)?;
+    let flood = listen_flood::Flood { peers: listen_peers, per_peer: listen_per_peer, hold: seconds("listen-hold", listen_hold)? };
+    let slow_limit = seconds("slow-timeout", slow_timeout)? + seconds("slow-slack", slow_slack)?;
     let pause = Duration::from_millis(pause_ms);
     let authority = url.authority().ok_or("--url needs a host and port")?.clone();
     let addr = tokio::net::lookup_host(authority.as_str())
@@ -320,6 +306,9 @@ async fn run(args: Args) -> Result<bool, String> {
         .next()
         .ok_or_else(|| format!("{authority} resolves to nothing"))?;
     let path = url.path().to_owned();
+    if listen_peers > 1 && kinds.contains(&Kind::ListenFlood) && addr.ip() != std::net::Ipv4Addr::LOCALHOST {
+        return Err("--listen-peers above 1 needs a target on 127.0.0.1".into());
+    }
     let target = Target { addr, host: authority.to_string(), path: path.clone() };
     let mut cases = cases(&tool, authority.as_str(), &path);
     if let Some(only) = &only {
@@ -332,12 +321,36 @@ async fn run(args: Args) -> Result<bool, String> {
     let starts: Vec<usize> = (0..concurrency).map(|i| i * cases.len() / concurrency).collect();
     let until = Instant::now() + duration;
     let shared = Arc::new(Shared { target, cases, tally: Mutex::new(Tally::default()), until, pause });
-    let workers: Vec<_> = starts.into_iter().map(|start| tokio::spawn(worker(Arc::clone(&shared), start))).collect();
+    let mut workers = Vec::new();
+    for kind in kinds {
+        let shared = Arc::clone(&shared);
+        match kind {
+            Kind::Cases => {
+                lock(&shared.tally).declare(CASES);
+                workers.extend(starts.iter().map(|&start| tokio::spawn(worker(Arc::clone(&shared), start))));
+            }
+            Kind::ListenFlood => {
+                lock(&shared.tally).declare(listen_flood::KIND);
+                workers.push(tokio::spawn(listen_flood::run(shared, flood)));
+            }
+            Kind::SessionFlood => {
+                lock(&shared.tally).declare(session_flood::KIND);
+                let pause = Duration::from_millis(session_pause_ms);
+                workers.push(tokio::spawn(session_flood::run(shared, pause, session_reuse_every)));
+            }
+            Kind::SlowHeaders | Kind::SlowBodies => {
+                let stall = if kind == Kind::SlowHeaders { Stall::Headers } else { Stall::Bodies };
+                lock(&shared.tally).declare(stall.kind());
+                workers.push(tokio::spawn(slow::run(shared, stall, slow_connections, slow_limit)));
+            }
+        }
+    }
     for w in workers {
         w.await.map_err(|e| format!("a worker failed: {e}"))?;
     }
     let t = lock(&shared.tally);
-    let line = Line { sent: t.sent, unexpected: t.unexpected, answered: &t.answered, cases: &t.cases };
+    let line =
+        Line { sent: t.sent, unexpected: t.unexpected, answered: &t.answered, cases: &t.cases, kinds: &t.kinds };
     println!("{}", serde_json::to_string(&line).map_err(|e| e.to_string())?);
     Ok(t.unexpected == 0)
 }
