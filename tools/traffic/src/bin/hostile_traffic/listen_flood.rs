@@ -54,9 +54,9 @@ pub(crate) fn judge_listen(status: StatusCode, sse: bool, retry_after: bool, ack
 
 /// Whether an SSE event's data is the `notifications/subscriptions/acknowledged` message.
 pub(crate) fn is_acknowledgement(data: &str) -> bool {
-    serde_json::from_str::<Value>(data)
-        .ok()
-        .is_some_and(|m| m.get("method").and_then(Value::as_str) == Some(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED))
+    serde_json::from_str::<Value>(data).ok().is_some_and(|m| {
+        m.get("method").and_then(Value::as_str) == Some(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED)
+    })
 }
 
 /// The source address of peer `index` of `peers` (none, the default route, for one peer).
@@ -126,22 +126,22 @@ async fn open(shared: &Shared, source: Option<IpAddr>, id: u64) -> (String, Verd
 
 /// One `tools/list` on a new connection: it must be answered with a result.
 async fn probe(shared: &Shared) {
-    let body: Bytes =
-        json!({"jsonrpc": "2.0", "id": 1, "method": methods::TOOLS_LIST, "params": {"_meta": meta()}}).to_string().into();
+    let body: Bytes = json!({"jsonrpc": "2.0", "id": 1, "method": methods::TOOLS_LIST, "params": {"_meta": meta()}})
+        .to_string()
+        .into();
     let headers = mcp_headers(methods::TOOLS_LIST, None);
-    let (label, verdict) =
-        match client::fetch(&shared.target, &mut None, &Method::POST, "", &headers, &body).await {
-            Ok(answer) => {
-                let code = error_code(&answer.body, answer.is_sse());
-                let label = format!("tools/list {}", answer.status.as_u16());
-                match code {
-                    None if answer.status == StatusCode::OK => (label, Verdict::Accepted),
-                    None => (label, Verdict::Unexpected),
-                    Some(code) => (format!("{label} {code}"), Verdict::Unexpected),
-                }
+    let (label, verdict) = match client::fetch(&shared.target, &mut None, &Method::POST, "", &headers, &body).await {
+        Ok(answer) => {
+            let code = error_code(&answer.body, answer.is_sse());
+            let label = format!("tools/list {}", answer.status.as_u16());
+            match code {
+                None if answer.status == StatusCode::OK => (label, Verdict::Accepted),
+                None => (label, Verdict::Unexpected),
+                Some(code) => (format!("{label} {code}"), Verdict::Unexpected),
             }
-            Err(why) => (format!("tools/list: no answer ({why})"), Verdict::Unexpected),
-        };
+        }
+        Err(why) => (format!("tools/list: no answer ({why})"), Verdict::Unexpected),
+    };
     lock(&shared.tally).record(KIND, "listen_probe", label, verdict);
 }
 
@@ -188,7 +188,9 @@ mod tests {
 
     #[test]
     fn streams_and_refusals_at_a_cap_are_expected_and_nothing_else() {
-        let judge = |status: u16, sse, retry_after, ack| judge_listen(StatusCode::from_u16(status).unwrap(), sse, retry_after, ack);
+        let judge = |status: u16, sse, retry_after, ack| {
+            judge_listen(StatusCode::from_u16(status).expect("a status"), sse, retry_after, ack)
+        };
         assert_eq!(judge(200, true, false, true), ("stream".into(), Verdict::Accepted));
         assert_eq!(judge(429, false, true, false), ("429".into(), Verdict::Refused));
         assert_eq!(judge(503, false, true, false), ("503".into(), Verdict::Refused));

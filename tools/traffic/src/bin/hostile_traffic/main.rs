@@ -27,8 +27,8 @@
 //!   seconds, closed, again; accepted streams (200 SSE, acknowledged) and 429/503 refusals
 //!   with `Retry-After` are expected, and a `tools/list` sent while they are held must get
 //!   a result (streams must not starve calls);
-//! - `session-flood`: 2025-11-25 `initialize` in a loop without DELETE (pausing
-//!   `--session-pause-ms`); each must succeed (the least recently used idle session is
+//! - `session-flood`: `--session-workers` workers, each sending 2025-11-25 `initialize` in a
+//!   loop without DELETE (pausing `--session-pause-ms`); each must succeed (the least recently used idle session is
 //!   evicted at the cap), and every `--session-reuse-every`-th an old id is reused: 200 or 404;
 //! - `slow-headers`, `slow-bodies`: `--slow-connections` connections at once with half a
 //!   request head, or 10 bytes of a declared 1,000-byte body; each must be closed (or
@@ -39,7 +39,7 @@
 //! hostile_traffic --url http://127.0.0.1:PORT/mcp [--duration SECS] [--concurrency C] [--pause-ms MS]
 //!                 [--tool NAME] [--only TEXT] [--kinds cases,listen-flood,session-flood,slow-headers,slow-bodies]
 //!                 [--listen-peers P] [--listen-per-peer N] [--listen-hold SECS]
-//!                 [--session-pause-ms MS] [--session-reuse-every N]
+//!                 [--session-workers W] [--session-pause-ms MS] [--session-reuse-every N]
 //!                 [--slow-connections K] [--slow-timeout SECS] [--slow-slack SECS]
 //! ```
 //!
@@ -255,6 +255,9 @@ struct Args {
     /// Listen flood: how long the streams are held each round, in seconds.
     #[arg(long, default_value_t = 5.0)]
     listen_hold: f64,
+    /// Session flood: workers initializing sessions at once.
+    #[arg(long, default_value_t = 8)]
+    session_workers: usize,
     /// Session flood: a pause after each `initialize`, in milliseconds.
     #[arg(long, default_value_t = 5)]
     session_pause_ms: u64,
@@ -289,6 +292,7 @@ async fn run(args: Args) -> Result<bool, String> {
         listen_peers,
         listen_per_peer,
         listen_hold,
+        session_workers,
         session_pause_ms,
         session_reuse_every,
         slow_connections,
@@ -296,7 +300,11 @@ async fn run(args: Args) -> Result<bool, String> {
         slow_slack,
     } = args;
     let duration = seconds("duration", duration)?;
-    let flood = listen_flood::Flood { peers: listen_peers, per_peer: listen_per_peer, hold: seconds("listen-hold", listen_hold)? };
+    let flood = listen_flood::Flood {
+        peers: listen_peers,
+        per_peer: listen_per_peer,
+        hold: seconds("listen-hold", listen_hold)?,
+    };
     let slow_limit = seconds("slow-timeout", slow_timeout)? + seconds("slow-slack", slow_slack)?;
     let pause = Duration::from_millis(pause_ms);
     let authority = url.authority().ok_or("--url needs a host and port")?.clone();
@@ -336,7 +344,10 @@ async fn run(args: Args) -> Result<bool, String> {
             Kind::SessionFlood => {
                 lock(&shared.tally).declare(session_flood::KIND);
                 let pause = Duration::from_millis(session_pause_ms);
-                workers.push(tokio::spawn(session_flood::run(shared, pause, session_reuse_every)));
+                workers.extend(
+                    (0..session_workers.max(1))
+                        .map(|_| tokio::spawn(session_flood::run(Arc::clone(&shared), pause, session_reuse_every))),
+                );
             }
             Kind::SlowHeaders | Kind::SlowBodies => {
                 let stall = if kind == Kind::SlowHeaders { Stall::Headers } else { Stall::Bodies };
@@ -349,8 +360,7 @@ async fn run(args: Args) -> Result<bool, String> {
         w.await.map_err(|e| format!("a worker failed: {e}"))?;
     }
     let t = lock(&shared.tally);
-    let line =
-        Line { sent: t.sent, unexpected: t.unexpected, answered: &t.answered, cases: &t.cases, kinds: &t.kinds };
+    let line = Line { sent: t.sent, unexpected: t.unexpected, answered: &t.answered, cases: &t.cases, kinds: &t.kinds };
     println!("{}", serde_json::to_string(&line).map_err(|e| e.to_string())?);
     Ok(t.unexpected == 0)
 }

@@ -62,7 +62,7 @@ fn headers(session: Option<&str>) -> Vec<(String, String)> {
 fn has_result(answer: &Answer) -> bool {
     let text = String::from_utf8_lossy(&answer.body);
     let json = if answer.is_sse() {
-        text.lines().filter_map(|l| l.strip_prefix("data:")).last().map(str::trim).unwrap_or_default().to_owned()
+        text.lines().rev().find_map(|l| l.strip_prefix("data:")).map(str::trim).unwrap_or_default().to_owned()
     } else {
         text.into_owned()
     };
@@ -127,7 +127,11 @@ mod tests {
     #[test]
     fn initialize_must_succeed_with_a_session() {
         assert_eq!(judge_initialize(StatusCode::OK, true, true), ("initialize 200".into(), Verdict::Accepted));
-        assert_eq!(judge_initialize(StatusCode::SERVICE_UNAVAILABLE, false, false).1, Verdict::Unexpected, "refused at the cap");
+        assert_eq!(
+            judge_initialize(StatusCode::SERVICE_UNAVAILABLE, false, false).1,
+            Verdict::Unexpected,
+            "refused at the cap"
+        );
         assert_eq!(judge_initialize(StatusCode::OK, false, true).1, Verdict::Unexpected, "no session id");
         assert_eq!(judge_initialize(StatusCode::OK, true, false).1, Verdict::Unexpected, "a JSON-RPC error");
     }

@@ -130,7 +130,10 @@ mod tests {
     #[test]
     fn closed_or_408_in_time_is_expected_and_nothing_else() {
         assert_eq!(judge_stall(&Outcome::Closed), ("closed".into(), Verdict::Refused));
-        assert_eq!(judge_stall(&Outcome::Answered("HTTP/1.1 408 Request Timeout".into())), ("408".into(), Verdict::Refused));
+        assert_eq!(
+            judge_stall(&Outcome::Answered("HTTP/1.1 408 Request Timeout".into())),
+            ("408".into(), Verdict::Refused)
+        );
         assert_eq!(judge_stall(&Outcome::Answered("HTTP/1.1 400 Bad Request".into())).1, Verdict::Unexpected);
         assert_eq!(judge_stall(&Outcome::Answered("HTTP/1.1 200 OK".into())).1, Verdict::Unexpected);
         assert_eq!(judge_stall(&Outcome::Answered(String::new())).1, Verdict::Unexpected);
@@ -143,7 +146,11 @@ mod tests {
 
     #[test]
     fn the_slow_head_is_unfinished_and_the_slow_body_short() {
-        let target = Target { addr: "127.0.0.1:1".parse().unwrap(), host: "127.0.0.1:1".into(), path: "/mcp".into() };
+        let target = Target {
+            addr: "127.0.0.1:1".parse().expect("an address"),
+            host: "127.0.0.1:1".into(),
+            path: "/mcp".into(),
+        };
         let head = Stall::Headers.bytes(&target);
         assert!(!head.windows(4).any(|w| w == b"\r\n\r\n"), "the head never ends");
         let body = Stall::Bodies.bytes(&target);

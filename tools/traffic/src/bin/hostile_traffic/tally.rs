@@ -104,7 +104,7 @@ mod tests {
     fn a_kind_serializes_in_the_order_soak_sh_reads() {
         let counts = KindTally { requests: 4, accepted: 3, refused: 1, unexpected: 0 };
         assert_eq!(
-            serde_json::to_string(&counts).unwrap(),
+            serde_json::to_string(&counts).expect("serializable"),
             r#"{"requests":4,"accepted":3,"refused":1,"unexpected":0}"#
         );
     }
