@@ -19,7 +19,7 @@ async fn park(ms: u64) -> String {
 }
 
 fn connections_server() -> Server {
-    Server::builder("connections-http", "1.0.0").tool::<echo>().tool::<park>().build()
+    Server::builder("connections-http", "1.0.0").tool::<provision>().tool::<echo>().tool::<park>().build()
 }
 
 async fn start_with(config: HttpConfig) -> SocketAddr {
