@@ -299,7 +299,10 @@ mod tests {
             panic!("the opt-in makes a public address acceptable");
         };
         assert!(args.public_unauthenticated && args.allowed_hosts.is_empty());
-        assert_eq!(message(&["http", "0.0.0.0:80", "--allow-host"]), "--allow-host needs a host name: --allow-host NAME");
+        assert_eq!(
+            message(&["http", "0.0.0.0:80", "--allow-host"]),
+            "--allow-host needs a host name: --allow-host NAME"
+        );
         assert_eq!(message(&["http", "127.0.0.1:80", "--verbose"]), "unknown http option \"--verbose\"");
         // Loopback needs no option; options are accepted there too.
         assert!(Command::parse(["http", "127.0.0.1:80", "--allow-host", "localhost"]).is_ok());

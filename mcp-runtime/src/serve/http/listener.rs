@@ -39,7 +39,13 @@ impl<S> std::fmt::Debug for Serve<S> {
 
 impl Serve {
     pub(crate) fn new(listener: TcpListener, server: Server) -> Self {
-        Serve { listener, server, config: HttpConfig::default(), grace: crate::serve::DEFAULT_GRACE, shutdown: std::future::pending() }
+        Serve {
+            listener,
+            server,
+            config: HttpConfig::default(),
+            grace: crate::serve::DEFAULT_GRACE,
+            shutdown: std::future::pending(),
+        }
     }
 }
 

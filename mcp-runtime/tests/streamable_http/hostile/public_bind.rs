@@ -39,7 +39,9 @@ fn assert_refused(outcome: Option<std::io::Result<()>>) {
     let error = outcome.err().unwrap_or_else(|| panic!("a public unauthenticated server returned Ok"));
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
     let message = error.to_string();
-    for way_out in ["HttpConfig::allowed_hosts", "HttpConfig::token_verifier", "HttpConfig::allow_public_unauthenticated"] {
+    for way_out in
+        ["HttpConfig::allowed_hosts", "HttpConfig::token_verifier", "HttpConfig::allow_public_unauthenticated"]
+    {
         assert!(message.contains(way_out), "the error names {way_out}: {message}");
     }
 }
@@ -57,10 +59,9 @@ async fn a_public_bind_without_allowed_hosts_or_auth_refuses_to_start() {
 
 #[tokio::test]
 async fn a_public_bind_with_allowed_hosts_or_the_opt_in_serves() {
-    for config in [
-        HttpConfig::default().allowed_hosts(["127.0.0.1"]),
-        HttpConfig::default().allow_public_unauthenticated(),
-    ] {
+    for config in
+        [HttpConfig::default().allowed_hosts(["127.0.0.1"]), HttpConfig::default().allow_public_unauthenticated()]
+    {
         let (outcome, _) = serve_public(Some(config.clone())).await;
         assert!(outcome.is_none(), "{config:?} must serve, yet: {outcome:?}");
     }
