@@ -167,6 +167,8 @@ impl HttpConfig {
     ///
     /// A verifier is one of the ways to serve on a non-loopback address (see
     /// [`allow_public_unauthenticated`](Self::allow_public_unauthenticated)).
+    ///
+    /// [`AuthInfo`]: crate::handler::AuthInfo
     #[must_use]
     pub fn token_verifier(mut self, verifier: impl crate::auth::TokenVerifier) -> Self {
         self.token_verifier = Some(Arc::new(verifier));
