@@ -3,8 +3,14 @@
 //! ```text
 //! NAME stdio              serve stdin/stdout (the default)
 //! NAME http HOST:PORT     serve Streamable HTTP at http://HOST:PORT/mcp
+//!      [--allow-host NAME]... [--public-unauthenticated]
 //! NAME describe           print every tool, prompt and resource as Markdown
 //! ```
+//!
+//! A non-loopback `HOST` (`0.0.0.0`, `[::]`, a LAN address) needs `--allow-host NAME` for
+//! each host name clients use (the `Host`/`Origin` check, against DNS rebinding), or
+//! `--public-unauthenticated` to serve anyone on purpose; without either, the command
+//! refuses to start.
 //!
 //! Both transports stop gracefully on SIGTERM or Ctrl-C, giving in-flight requests
 //! [`SHUTDOWN_GRACE`] to finish. Logs go through `tracing`: install a subscriber (writing to
@@ -29,6 +35,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::Server;
+use crate::serve::http::HttpConfig;
 
 /// How long in-flight requests may take to finish after SIGTERM or Ctrl-C.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -39,12 +46,78 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 pub enum Command {
     /// Serve stdin/stdout.
     Stdio,
-    /// Serve Streamable HTTP on this address.
-    Http(SocketAddr),
+    /// Serve Streamable HTTP on this address, with these options.
+    Http(HttpArgs),
     /// Print the server's items as Markdown.
     Describe,
     /// Print the usage.
     Help,
+}
+
+/// The address and options of `http HOST:PORT [--allow-host NAME]... [--public-unauthenticated]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpArgs {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// `--allow-host NAME`: the host names accepted in `Host` and `Origin` (replacing the
+    /// loopback names); see [`HttpConfig::allowed_hosts`].
+    pub allowed_hosts: Vec<String>,
+    /// `--public-unauthenticated`: see [`HttpConfig::allow_public_unauthenticated`].
+    pub public_unauthenticated: bool,
+}
+
+impl HttpArgs {
+    /// `addr` with no options.
+    pub fn new(addr: SocketAddr) -> Self {
+        HttpArgs { addr, allowed_hosts: Vec::new(), public_unauthenticated: false }
+    }
+
+    /// The transport's configuration these options ask for.
+    pub fn config(&self) -> HttpConfig {
+        let mut config = HttpConfig::default();
+        if !self.allowed_hosts.is_empty() {
+            config = config.allowed_hosts(self.allowed_hosts.iter().cloned());
+        }
+        if self.public_unauthenticated {
+            config = config.allow_public_unauthenticated();
+        }
+        config
+    }
+
+    /// Read `HOST:PORT` and the options after it; a non-loopback address needs one of them.
+    fn parse(addr: &str, options: &[&str]) -> Result<Self, UsageError> {
+        let addr: SocketAddr = addr.parse().map_err(|_| {
+            UsageError(format!("{addr:?} is not a HOST:PORT socket address (for example 127.0.0.1:3931)"))
+        })?;
+        let mut args = HttpArgs::new(addr);
+        let mut options = options.iter();
+        while let Some(option) = options.next() {
+            match *option {
+                "--allow-host" => match options.next() {
+                    Some(name) if !name.is_empty() && !name.starts_with("--") => {
+                        args.allowed_hosts.push((*name).to_owned());
+                    }
+                    _ => return Err(UsageError("--allow-host needs a host name: --allow-host NAME".to_owned())),
+                },
+                "--public-unauthenticated" => args.public_unauthenticated = true,
+                other => return Err(UsageError(format!("unknown http option {other:?}"))),
+            }
+        }
+        if !addr.ip().to_canonical().is_loopback() && args.allowed_hosts.is_empty() && !args.public_unauthenticated {
+            return Err(UsageError(format!(
+                "{addr} is not a loopback address: name the hosts clients use with --allow-host NAME, \
+                 or pass --public-unauthenticated to serve anyone on the network without authentication"
+            )));
+        }
+        Ok(args)
+    }
+}
+
+impl From<SocketAddr> for HttpArgs {
+    fn from(addr: SocketAddr) -> Self {
+        HttpArgs::new(addr)
+    }
 }
 
 /// Why the command line could not be read; its `Display` is the message for the user.
@@ -62,10 +135,14 @@ impl std::error::Error for UsageError {}
 /// The usage text for the program `program`.
 pub fn usage(program: &str) -> String {
     format!(
-        "usage: {program} [stdio | http HOST:PORT | describe]\n\
+        "usage: {program} [stdio | http HOST:PORT [OPTIONS] | describe]\n\
          \n  stdio            serve stdin/stdout (the default)\
          \n  http HOST:PORT   serve Streamable HTTP at http://HOST:PORT/mcp (for example {program} http 127.0.0.1:3931)\
-         \n  describe         print every tool, prompt and resource as Markdown\n"
+         \n  describe         print every tool, prompt and resource as Markdown\n\
+         \nhttp options (a non-loopback HOST such as 0.0.0.0 needs one of them):\
+         \n  --allow-host NAME          accept requests whose Host/Origin names NAME (repeatable; replaces the\
+         \n                             loopback names localhost, 127.0.0.1 and [::1])\
+         \n  --public-unauthenticated   serve a non-loopback address without allowed hosts or authentication\n"
     )
 }
 
@@ -76,8 +153,11 @@ impl Command {
     /// use mcp::cli::Command;
     ///
     /// assert_eq!(Command::parse(Vec::<String>::new()), Ok(Command::Stdio));
-    /// assert_eq!(Command::parse(["http", "127.0.0.1:3931"]), Ok(Command::Http("127.0.0.1:3931".parse().unwrap())));
+    /// assert_eq!(Command::parse(["http", "127.0.0.1:3931"]), Ok(Command::Http("127.0.0.1:3931".parse::<std::net::SocketAddr>().unwrap().into())));
     /// assert!(Command::parse(["http", "localhost"]).is_err());
+    /// // A public address needs the host names clients use (or an explicit opt-in).
+    /// assert!(Command::parse(["http", "0.0.0.0:3931"]).is_err());
+    /// assert!(Command::parse(["http", "0.0.0.0:3931", "--allow-host", "mcp.example.com"]).is_ok());
     /// ```
     pub fn parse<I, S>(args: I) -> Result<Command, UsageError>
     where
@@ -90,9 +170,7 @@ impl Command {
             [] | ["stdio"] => Ok(Command::Stdio),
             ["describe"] => Ok(Command::Describe),
             ["help" | "-h" | "--help"] => Ok(Command::Help),
-            ["http", addr] => addr.parse().map(Command::Http).map_err(|_| {
-                UsageError(format!("{addr:?} is not a HOST:PORT socket address (for example 127.0.0.1:3931)"))
-            }),
+            ["http", addr, options @ ..] => HttpArgs::parse(addr, options).map(Command::Http),
             ["http"] => Err(UsageError("http needs an address: http HOST:PORT".to_owned())),
             [mode, ..] if !["stdio", "describe", "http", "help", "-h", "--help"].contains(mode) => {
                 Err(UsageError(format!("unknown mode {mode:?}")))
@@ -135,10 +213,12 @@ where
         Command::Stdio => {
             crate::serve::stdio(server).grace_period(SHUTDOWN_GRACE).with_graceful_shutdown(terminated()).await
         }
-        Command::Http(addr) => match tokio::net::TcpListener::bind(addr).await {
+        Command::Http(args) => match tokio::net::TcpListener::bind(args.addr).await {
             Ok(listener) => {
+                let addr = args.addr;
                 tracing::info!(%addr, "serving Streamable HTTP at http://{addr}/mcp");
                 crate::serve::http(listener, server)
+                    .config(args.config())
                     .grace_period(SHUTDOWN_GRACE)
                     .with_graceful_shutdown(terminated())
                     .await
@@ -189,7 +269,7 @@ mod tests {
         assert_eq!(Command::parse(["describe"]), Ok(Command::Describe));
         assert_eq!(Command::parse(["--help"]), Ok(Command::Help));
         let addr: SocketAddr = "[::1]:80".parse().expect("address");
-        assert_eq!(Command::parse(["http", "[::1]:80"]), Ok(Command::Http(addr)));
+        assert_eq!(Command::parse(["http", "[::1]:80"]), Ok(Command::Http(addr.into())));
         let message = |args: &[&str]| Command::parse(args).map_err(|e| e.to_string()).expect_err("a usage error");
         assert_eq!(message(&["http"]), "http needs an address: http HOST:PORT");
         assert_eq!(
@@ -198,6 +278,33 @@ mod tests {
         );
         assert_eq!(message(&["serve"]), "unknown mode \"serve\"");
         assert_eq!(message(&["stdio", "x"]), "unexpected arguments after \"stdio\"");
-        assert!(usage("notes").starts_with("usage: notes [stdio | http HOST:PORT | describe]"));
+        assert!(usage("notes").starts_with("usage: notes [stdio | http HOST:PORT [OPTIONS] | describe]"));
+    }
+
+    #[test]
+    fn a_public_address_needs_allowed_hosts_or_the_opt_in() {
+        let message = |args: &[&str]| Command::parse(args).map_err(|e| e.to_string()).expect_err("a usage error");
+        for addr in ["0.0.0.0:80", "[::]:80", "192.168.1.20:80"] {
+            let refused = message(&["http", addr]);
+            assert!(refused.contains("--allow-host NAME") && refused.contains("--public-unauthenticated"), "{refused}");
+        }
+        let Ok(Command::Http(args)) =
+            Command::parse(["http", "0.0.0.0:80", "--allow-host", "a.example", "--allow-host", "b.example"])
+        else {
+            panic!("allowed hosts make a public address acceptable");
+        };
+        assert_eq!(args.allowed_hosts, ["a.example", "b.example"]);
+        assert!(!args.public_unauthenticated);
+        let Ok(Command::Http(args)) = Command::parse(["http", "[::]:80", "--public-unauthenticated"]) else {
+            panic!("the opt-in makes a public address acceptable");
+        };
+        assert!(args.public_unauthenticated && args.allowed_hosts.is_empty());
+        assert_eq!(
+            message(&["http", "0.0.0.0:80", "--allow-host"]),
+            "--allow-host needs a host name: --allow-host NAME"
+        );
+        assert_eq!(message(&["http", "127.0.0.1:80", "--verbose"]), "unknown http option \"--verbose\"");
+        // Loopback needs no option; options are accepted there too.
+        assert!(Command::parse(["http", "127.0.0.1:80", "--allow-host", "localhost"]).is_ok());
     }
 }

@@ -55,8 +55,12 @@ where
 
 /// Serve `server` over Streamable HTTP at `/mcp` on `listener`.
 ///
-/// DNS-rebinding protection is on when the listener is bound to a loopback address;
-/// set your public host names with [`HttpConfig::allowed_hosts`](http::HttpConfig) otherwise.
+/// DNS-rebinding protection is on: only the loopback host names are accepted by default.
+/// On a non-loopback address (`0.0.0.0`, `[::]`, a LAN address) the server refuses to start
+/// (an `InvalidInput` error) unless its [`HttpConfig`](http::HttpConfig) lists your public
+/// host names with [`allowed_hosts`](http::HttpConfig::allowed_hosts), requires tokens with
+/// [`token_verifier`](http::HttpConfig::token_verifier), or opts in with
+/// [`allow_public_unauthenticated`](http::HttpConfig::allow_public_unauthenticated).
 /// Needs the `http` feature.
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]

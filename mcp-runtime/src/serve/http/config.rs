@@ -27,6 +27,12 @@ pub struct HttpConfig {
     pub(crate) sse_keep_alive: Duration,
     pub(crate) allowed_hosts: Option<Vec<String>>,
     pub(crate) token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) public_unauthenticated: bool,
+    /// Whether [`allowed_hosts`](Self::allowed_hosts) was called (the operator chose the names).
+    pub(crate) allowed_hosts_set: bool,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -39,13 +45,18 @@ impl std::fmt::Debug for HttpConfig {
             .field("sse_keep_alive", &self.sse_keep_alive)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("token_verifier", &self.token_verifier.is_some())
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("public_unauthenticated", &self.public_unauthenticated)
             .finish()
     }
 }
 
 impl Default for HttpConfig {
     /// `/mcp`, 4 MiB bodies, 512 concurrent requests, 1024 sessions, 15 s keep-alive, and
-    /// only loopback host names accepted.
+    /// only loopback host names accepted; 30 s to send a request head (and idle kept-alive
+    /// connections closed after 30 s), 30 s to send a body, 768 open connections.
     fn default() -> Self {
         HttpConfig {
             path: Some("/mcp".to_owned()),
@@ -55,20 +66,26 @@ impl Default for HttpConfig {
             sse_keep_alive: Duration::from_secs(15),
             allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
             token_verifier: None,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 768,
+            public_unauthenticated: false,
+            allowed_hosts_set: false,
         }
     }
 }
 
 impl HttpConfig {
-    /// The default policy for a server bound to `addr`: DNS-rebinding protection is on for
-    /// loopback addresses and off otherwise (set [`allowed_hosts`](Self::allowed_hosts)
-    /// to your public host names).
+    /// The default policy for a server bound to `addr`: the same for every address, the
+    /// [default](Self::default) (loopback host names only). It used to turn the
+    /// `Host`/`Origin` check off for non-loopback addresses; now a server on such an
+    /// address needs [`allowed_hosts`](Self::allowed_hosts) (your public host names), a
+    /// [`token_verifier`](Self::token_verifier), or
+    /// [`allow_public_unauthenticated`](Self::allow_public_unauthenticated), or
+    /// [`serve::http`](fn@crate::serve::http) refuses to start.
     pub fn for_addr(addr: SocketAddr) -> Self {
-        let mut config = HttpConfig::default();
-        if !addr.ip().is_loopback() {
-            config.allowed_hosts = None;
-        }
-        config
+        let _ = addr;
+        HttpConfig::default()
     }
 
     /// The endpoint path (default `/mcp`); other paths get 404.
@@ -114,7 +131,9 @@ impl HttpConfig {
     }
 
     /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection); others get
-    /// 403. The default accepts the loopback names only.
+    /// 403. The default accepts the loopback names only. Setting them is one of the ways
+    /// to serve on a non-loopback address (see
+    /// [`allow_public_unauthenticated`](Self::allow_public_unauthenticated)).
     #[must_use]
     pub fn allowed_hosts<I>(mut self, hosts: I) -> Self
     where
@@ -122,13 +141,17 @@ impl HttpConfig {
         I::Item: Into<String>,
     {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self.allowed_hosts_set = true;
         self
     }
 
-    /// Turn the `Host`/`Origin` check off (behind a proxy that checks them itself).
+    /// Turn the `Host`/`Origin` check off (behind a proxy that checks them itself). On a
+    /// non-loopback address this also needs a [`token_verifier`](Self::token_verifier) or
+    /// [`allow_public_unauthenticated`](Self::allow_public_unauthenticated).
     #[must_use]
     pub fn allow_any_host(mut self) -> Self {
         self.allowed_hosts = None;
+        self.allowed_hosts_set = false;
         self
     }
 
@@ -141,9 +164,64 @@ impl HttpConfig {
     /// treats it exactly the same way. With a verifier, the verifier wins: an `AuthInfo` in
     /// the extensions is ignored (it stays readable through
     /// [`RequestContext::http_extensions`](crate::RequestContext::http_extensions)).
+    ///
+    /// A verifier is one of the ways to serve on a non-loopback address (see
+    /// [`allow_public_unauthenticated`](Self::allow_public_unauthenticated)).
+    ///
+    /// [`AuthInfo`]: crate::handler::AuthInfo
     #[must_use]
     pub fn token_verifier(mut self, verifier: impl crate::auth::TokenVerifier) -> Self {
         self.token_verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// How long a client has to send a whole request head (default 30 s). hyper's timer
+    /// starts when the connection waits for a request, so this is also the idle timeout of
+    /// kept-alive connections: one with no request in flight is closed when no complete
+    /// head arrives within it. Exceeding it closes the connection without a response
+    /// (hyper sends no 408: there is no request to answer yet). Behind a reverse proxy that
+    /// keeps upstream connections alive, set the proxy's idle timeout below this (nginx:
+    /// `keepalive_timeout` in the `upstream` block, default 60 s).
+    #[must_use]
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a whole request body once its head arrived (default
+    /// 30 s). A body that stalls gets 408 Request Timeout with a JSON-RPC `-32600` error
+    /// ("Request Timeout: the request body did not arrive in time", id null), and the
+    /// connection is closed.
+    #[must_use]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Open connections at once (default 768, at least 1). The default fits the common
+    /// 1024 file-descriptor limit with 256 to spare for the listener, logs and what
+    /// handlers open. Connections over it are not accepted: they wait in the kernel's
+    /// listen backlog until one closes (so they cost no descriptor), and the kernel refuses
+    /// new ones once the backlog is full. A WARN is logged when the cap is reached, at most
+    /// once a minute. Only [`serve::http`](fn@crate::serve::http) applies it; a
+    /// [`McpHttpService`](super::McpHttpService) mounted elsewhere is capped by that server.
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// Serve on a non-loopback address with neither [`allowed_hosts`](Self::allowed_hosts)
+    /// nor a [`token_verifier`](Self::token_verifier), on purpose: a server public and
+    /// unauthenticated by design, or one behind a layer that authenticates (the transport
+    /// cannot tell). Without it, [`serve::http`](fn@crate::serve::http) on such an address
+    /// refuses to start (its future returns an `InvalidInput` error naming the ways out).
+    /// It does not change the `Host`/`Origin` check: the loopback names stay the only ones
+    /// accepted unless you also call [`allow_any_host`](Self::allow_any_host) or set
+    /// [`allowed_hosts`](Self::allowed_hosts).
+    #[must_use]
+    pub fn allow_public_unauthenticated(mut self) -> Self {
+        self.public_unauthenticated = true;
         self
     }
 }

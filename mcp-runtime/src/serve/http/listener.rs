@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
+use super::connection_slots::ConnectionSlots;
 use super::{HttpConfig, McpHttpService};
 use crate::Server;
 
@@ -13,6 +14,14 @@ use crate::Server;
 /// accepting, lets every connection finish the requests it is serving (idle keep-alive
 /// connections close at once), and returns when they are done or after the grace period,
 /// whichever comes first (requests still running then are dropped, which cancels them).
+///
+/// On a non-loopback address (`0.0.0.0`, `[::]`, a LAN address) the future returns an
+/// `InvalidInput` error at once unless the [`HttpConfig`] sets
+/// [`allowed_hosts`](HttpConfig::allowed_hosts), a
+/// [`token_verifier`](HttpConfig::token_verifier), or
+/// [`allow_public_unauthenticated`](HttpConfig::allow_public_unauthenticated). (A
+/// [`McpHttpService`] mounted in another server is not bound by this crate, so it is not
+/// checked.)
 #[must_use = "an HTTP server does nothing until awaited"]
 pub struct Serve<S = std::future::Pending<()>> {
     listener: TcpListener,
@@ -30,16 +39,18 @@ impl<S> std::fmt::Debug for Serve<S> {
 
 impl Serve {
     pub(crate) fn new(listener: TcpListener, server: Server) -> Self {
-        let config = match listener.local_addr() {
-            Ok(addr) => HttpConfig::for_addr(addr),
-            Err(_) => HttpConfig::default(),
-        };
-        Serve { listener, server, config, grace: crate::serve::DEFAULT_GRACE, shutdown: std::future::pending() }
+        Serve {
+            listener,
+            server,
+            config: HttpConfig::default(),
+            grace: crate::serve::DEFAULT_GRACE,
+            shutdown: std::future::pending(),
+        }
     }
 }
 
 impl<S> Serve<S> {
-    /// The endpoint's limits and policies (replaces the default for the listener's address).
+    /// The endpoint's limits and policies (replaces the default).
     pub fn config(mut self, config: HttpConfig) -> Self {
         self.config = config;
         self
@@ -69,15 +80,31 @@ where
     type IntoFuture = crate::serve::Shutdown;
 
     fn into_future(self) -> crate::serve::Shutdown {
+        let exposed = self.listener.local_addr().and_then(|addr| super::exposure::check(addr, &self.config));
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(self.config.header_read_timeout);
+        let slots = ConnectionSlots::new(self.config.max_connections);
         let service = McpHttpService::new(self.server, self.config);
-        Box::pin(run(self.listener, service, self.shutdown, self.grace))
+        let (listener, shutdown, grace) = (self.listener, self.shutdown, self.grace);
+        Box::pin(async move {
+            exposed?;
+            run(listener, Connections { service, http1, slots }, shutdown, grace).await
+        })
     }
+}
+
+/// What each accepted connection is served with.
+struct Connections {
+    service: McpHttpService,
+    /// hyper's HTTP/1 settings, with its timer on (the header-read timeout needs it).
+    http1: hyper::server::conn::http1::Builder,
+    slots: ConnectionSlots,
 }
 
 /// Accept connections and serve them until `shutdown`, then drain within `grace`.
 async fn run(
     listener: TcpListener,
-    service: McpHttpService,
+    mut serving: Connections,
     shutdown: impl Future<Output = ()>,
     grace: Duration,
 ) -> std::io::Result<()> {
@@ -85,6 +112,12 @@ async fn run(
     let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
     loop {
+        // A slot first: over the cap, connections wait in the listen backlog.
+        let slot = tokio::select! {
+            () = &mut shutdown => break,
+            slot = serving.slots.take() => slot,
+        };
+        let Some(slot) = slot else { break };
         let accepted = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => accepted,
@@ -101,15 +134,17 @@ async fn run(
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
-        let service = service.clone();
+        let service = serving.service.clone();
+        let http1 = serving.http1.clone();
         let mut stop = stop_rx.clone();
         connections.spawn(async move {
+            let _slot = slot;
             let io = hyper_util::rt::TokioIo::new(stream);
             let hyper_service = hyper::service::service_fn(move |request| {
                 let mut service = service.clone();
                 tower_service::Service::call(&mut service, request)
             });
-            let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service);
+            let connection = http1.serve_connection(io, hyper_service);
             tokio::pin!(connection);
             let finished = tokio::select! {
                 ended = connection.as_mut() => Some(ended),

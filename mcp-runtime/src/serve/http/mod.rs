@@ -22,9 +22,12 @@ mod auth;
 mod body;
 mod check;
 mod config;
+mod connection_slots;
 mod exchange;
+mod exposure;
 mod listener;
 mod reply;
+mod request_body;
 mod security;
 mod sessions;
 mod stream;
@@ -36,11 +39,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::BodyExt;
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use body::HttpBody;
 pub use config::HttpConfig;
@@ -193,32 +194,18 @@ impl State {
             );
         }
         let limit = self.config.max_body_bytes;
-        let too_large = || {
-            tracing::warn!(limit, "rejecting a request body over the size limit");
-            error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                format!("Request body exceeds {limit} bytes"),
-            )
-        };
         // A Content-Length over the limit is refused before reading a byte of the body.
         if usize::try_from(http_body::Body::size_hint(&body).lower()).map_or(true, |declared| declared > limit) {
-            return too_large();
+            return request_body::too_large(limit);
         }
-        let bytes: Bytes = match http_body_util::Limited::new(body, limit).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) => {
-                if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-                    return too_large();
-                }
-                return error_response(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    ErrorCode::INVALID_REQUEST,
-                    "Could not read the request body",
-                );
-            }
+        // The request slot before the body: a full pool answers 503 without reading it.
+        let permit = match request_body::request_slot(&self.permits, self.config.max_concurrent_requests) {
+            Ok(permit) => permit,
+            Err(busy) => return busy,
+        };
+        let bytes = match request_body::read(body, limit, self.config.body_read_timeout).await {
+            Ok(bytes) => bytes,
+            Err(refusal) => return refusal,
         };
         let decoded = match std::str::from_utf8(&bytes) {
             Ok(text) => decode_message_with(text, self.server.limits().max_json_depth),
@@ -238,7 +225,7 @@ impl State {
         match message {
             JsonRpcMessage::Request(request) => {
                 let caller = Caller { auth, http: Some(Arc::clone(&parts)) };
-                self.request(headers, request, caller).await
+                self.request(headers, request, caller, permit).await
             }
             JsonRpcMessage::Notification(notification) => match session_id(headers) {
                 None => empty_response(StatusCode::ACCEPTED),
@@ -290,6 +277,7 @@ impl State {
         headers: &http::HeaderMap,
         request: crate::protocol::JsonRpcRequest,
         caller: Caller,
+        permit: OwnedSemaphorePermit,
     ) -> Response<HttpBody> {
         let modern = request
             .params
@@ -309,7 +297,7 @@ impl State {
             };
             // Legacy errors are answered with 200 too, so the status cannot tell whether
             // the handshake succeeded; only a successful one keeps its session.
-            let (mut response, answered) = self.run_reporting(session, request, true, caller).await;
+            let (mut response, answered) = self.run_reporting(session, request, true, caller, permit).await;
             if answered {
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(headers::SESSION_ID, value);
@@ -323,7 +311,7 @@ impl State {
             let Some(session) = self.sessions.get(sid) else {
                 return session_not_found(Some(request.id));
             };
-            return self.run(session, request, true, caller).await;
+            return self.run(session, request, true, caller, permit).await;
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
@@ -339,7 +327,7 @@ impl State {
                 return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
-        self.run(Arc::new(Session::new()), request, false, caller).await
+        self.run(Arc::new(Session::new()), request, false, caller, permit).await
     }
 
     /// The header-mirrored arguments of tool `name`, from a cache rebuilt when the tool list changes.
@@ -377,30 +365,22 @@ impl State {
         request: crate::protocol::JsonRpcRequest,
         legacy: bool,
         caller: Caller,
+        permit: OwnedSemaphorePermit,
     ) -> Response<HttpBody> {
-        self.run_reporting(session, request, legacy, caller).await.0
+        self.run_reporting(session, request, legacy, caller, permit).await.0
     }
 
     /// [`run`](Self::run), also telling whether the request got a result (not an error).
-    /// An SSE answer counts as a result: its outcome is not known yet.
+    /// An SSE answer counts as a result: its outcome is not known yet. `permit` is the
+    /// request's slot, taken before its body was read.
     async fn run_reporting(
         &self,
         session: Arc<Session>,
         request: crate::protocol::JsonRpcRequest,
         legacy: bool,
         caller: Caller,
+        permit: OwnedSemaphorePermit,
     ) -> (Response<HttpBody>, bool) {
-        let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
-            tracing::warn!(
-                limit = self.config.max_concurrent_requests,
-                "refusing a request: the concurrent request limit is reached"
-            );
-            let busy = crate::handler::busy();
-            let mut response =
-                error_response(StatusCode::SERVICE_UNAVAILABLE, Some(request.id), busy.code, &busy.message);
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return (response, false);
-        };
         let id = request.id.clone();
         let mut events = if legacy {
             exchange::start(self.server.clone(), session, request, legacy, permit, caller)

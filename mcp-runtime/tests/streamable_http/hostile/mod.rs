@@ -28,8 +28,10 @@ use crate::support::logs::capture_logs;
 use crate::support::rounds::{complete_text, tool_error_text};
 
 mod bodies;
+mod connections;
 mod limits;
 mod messages;
+mod public_bind;
 mod request_headers;
 mod retry_fields;
 
