@@ -43,7 +43,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 pub use body::HttpBody;
-pub use config::HttpConfig;
+pub use config::{DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_LIFETIME, HttpConfig};
 pub use listener::Serve;
 pub use security::LOOPBACK_HOSTS;
 
