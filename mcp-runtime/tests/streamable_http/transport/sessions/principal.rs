@@ -2,9 +2,9 @@
 //! answers exactly as an unknown id does.
 
 use mcp::auth::{AuthInfo, StaticTokenVerifier};
-use mcp_testkit::spec::LEGACY;
 
 use super::*;
+use crate::support::legacy_http::initialize_with;
 
 fn user(subject: &str) -> AuthInfo {
     AuthInfo {
@@ -28,16 +28,7 @@ fn as_user(headers: Headers, token: &str) -> Headers {
 
 /// `initialize` as the holder of `token`; returns the session id.
 async fn initialize_as(addr: SocketAddr, token: &str) -> String {
-    let message = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "http-test-client", "version": "1.0.0"},
-    }});
-    let reply = post(addr, &as_user(legacy_headers(None), token), &message).await;
-    assert_eq!(reply.status.as_u16(), 200, "{}", reply.body);
-    assert_valid(LEGACY, "InitializeResult", &reply.json()["result"]);
-    let session = reply.header("mcp-session-id").unwrap_or_else(|| panic!("no session: {:?}", reply.headers));
-    session.to_owned()
+    initialize_with(addr, json!({"elicitation": {}}), &[("authorization", &format!("Bearer {token}"))]).await
 }
 
 /// Status, headers (but `date`, which the clock sets) and body, to compare byte for byte.
