@@ -61,12 +61,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Sessions {
     pub(crate) fn new(policy: Policy) -> Self {
-        Sessions {
-            map: Mutex::new(HashMap::new()),
-            policy,
-            rng: SystemRandom::new(),
-            sweeping: AtomicBool::new(false),
-        }
+        Sessions { map: Mutex::new(HashMap::new()), policy, rng: SystemRandom::new(), sweeping: AtomicBool::new(false) }
     }
 
     /// A new session of `owner` with an unguessable id. At the cap, expired sessions go
@@ -120,7 +115,9 @@ impl Sessions {
         if self.expired(entry, Instant::now()) {
             let expired = map.remove(id);
             drop(map);
-            expired.map(Entry::end);
+            if let Some(expired) = expired {
+                expired.end();
+            }
             return None;
         }
         entry.session.touch();

@@ -38,9 +38,8 @@ async fn a_session_with_an_open_stream_or_a_running_request_is_not_idle() {
 
 #[tokio::test]
 async fn a_session_past_its_lifetime_ends_even_while_busy() {
-    let config = HttpConfig::default()
-        .session_idle_timeout(None)
-        .session_max_lifetime(Some(Duration::from_millis(400)));
+    let config =
+        HttpConfig::default().session_idle_timeout(None).session_max_lifetime(Some(Duration::from_millis(400)));
     let (addr, probe) = start_with(config).await;
     let session = initialize(addr, json!({})).await;
     let mut held = open_get(addr, legacy_headers(Some(&session))).await;

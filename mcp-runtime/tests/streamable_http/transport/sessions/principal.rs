@@ -49,8 +49,12 @@ async fn every_use(addr: SocketAddr, session: &str, token: &str) -> Vec<Reply> {
     let response = json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "cancel"}});
     vec![
         post(addr, &headers, &list(1)).await,
-        post(addr, &headers, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"text": "hi"}}}))
+        post(
+            addr,
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi"}}}),
+        )
         .await,
         post(addr, &headers, &notification).await,
         post(addr, &headers, &response).await,
