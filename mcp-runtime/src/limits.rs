@@ -39,6 +39,9 @@ pub struct Limits {
     /// How long a handler may run before the request fails with `-32001` and the handler is
     /// cancelled (`None`: no limit). `subscriptions/listen` streams are exempt. Default 300 s.
     pub(crate) handler_timeout: Option<Duration>,
+    /// How many resources one 2025-11-25 session may subscribe to (`resources/subscribe`).
+    /// More: `-32602`. Default 256.
+    pub(crate) max_subscriptions_per_session: usize,
 }
 
 /// Default [`Limits::max_input_responses`].
@@ -49,6 +52,8 @@ pub const DEFAULT_MAX_INPUT_RESPONSE_BYTES: usize = 256 * 1024;
 pub const DEFAULT_MAX_REQUEST_STATE_BYTES: usize = 64 * 1024;
 /// Default [`Limits::handler_timeout`].
 pub const DEFAULT_HANDLER_TIMEOUT: Duration = Duration::from_secs(300);
+/// Default [`Limits::max_subscriptions_per_session`].
+pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 256;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -58,6 +63,7 @@ impl Default for Limits {
             max_input_response_bytes: DEFAULT_MAX_INPUT_RESPONSE_BYTES,
             max_request_state_bytes: DEFAULT_MAX_REQUEST_STATE_BYTES,
             handler_timeout: Some(DEFAULT_HANDLER_TIMEOUT),
+            max_subscriptions_per_session: DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
         }
     }
 }
@@ -99,6 +105,14 @@ impl Limits {
         /// is cancelled (`None`: no limit). `subscriptions/listen` streams are exempt.
         /// Default 300 s.
         handler_timeout: Option<Duration>
+    );
+    limit!(
+        /// How many resources one 2025-11-25 session (stdio, in-memory or HTTP) may
+        /// subscribe to with `resources/subscribe`. A subscription past it is refused with
+        /// `-32602` "Invalid params: a session may subscribe to at most N resources";
+        /// subscribing again to a resource already subscribed to always succeeds.
+        /// Default 256.
+        max_subscriptions_per_session: usize
     );
 }
 

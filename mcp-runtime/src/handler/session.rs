@@ -2,12 +2,14 @@
 //! and the server's own outstanding requests to the client (2025-11-25 only).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
+use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
+use tokio::time::Instant;
 
 use crate::Error;
 use crate::protocol::{
@@ -30,9 +32,13 @@ type Pending = oneshot::Sender<Result<Value, Error>>;
 pub struct Session {
     legacy: Mutex<Option<LegacyState>>,
     pending: Mutex<HashMap<RequestId, Pending>>,
-    next_id: AtomicU64,
     in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
     subscriptions: Mutex<std::collections::HashSet<String>>,
+    /// Uses that keep the session from being idle besides running requests (an open GET
+    /// stream, a request between its lookup and its start).
+    holds: AtomicUsize,
+    /// When the session was last looked up or stopped being used.
+    last_active: Mutex<Instant>,
 }
 
 impl std::fmt::Debug for Session {
@@ -57,9 +63,10 @@ impl Session {
         Session {
             legacy: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
-            next_id: AtomicU64::new(1),
             in_flight: Mutex::new(HashMap::new()),
             subscriptions: Mutex::new(std::collections::HashSet::new()),
+            holds: AtomicUsize::new(0),
+            last_active: Mutex::new(Instant::now()),
         }
     }
 
@@ -77,14 +84,22 @@ impl Session {
         }
     }
 
-    /// Subscribe to (or unsubscribe from) a resource's updates (legacy sessions).
-    pub(crate) fn set_subscribed(&self, uri: &str, subscribed: bool) {
+    /// Subscribe to (or unsubscribe from) a resource's updates (legacy sessions). A new
+    /// subscription past `limit` is refused with `-32602`.
+    pub(crate) fn set_subscribed(&self, uri: &str, subscribed: bool, limit: usize) -> Result<(), Error> {
         let mut subscriptions = lock(&self.subscriptions);
-        if subscribed {
-            subscriptions.insert(uri.to_owned());
-        } else {
+        if !subscribed {
             subscriptions.remove(uri);
+        } else if !subscriptions.contains(uri) {
+            if subscriptions.len() >= limit {
+                tracing::warn!(limit, "refusing resources/subscribe: the session's subscription limit is reached");
+                return Err(Error::invalid_params(format!(
+                    "Invalid params: a session may subscribe to at most {limit} resources"
+                )));
+            }
+            subscriptions.insert(uri.to_owned());
         }
+        Ok(())
     }
 
     /// Whether this session subscribed to `uri` (legacy `resources/subscribe`).
@@ -111,6 +126,28 @@ impl Session {
 
     pub(crate) fn finish_request(&self, id: &RequestId) {
         lock(&self.in_flight).remove(id);
+        self.touch();
+    }
+
+    /// Record a use of the session now (it is not idle since).
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Keep the session busy (not idle, so neither expired nor evicted) until the returned
+    /// guard drops.
+    pub(crate) fn hold(self: &Arc<Self>) -> Hold {
+        self.holds.fetch_add(1, Ordering::AcqRel);
+        Hold(Arc::clone(self))
+    }
+
+    /// Since when the session has been idle: no request running, nothing holding it.
+    /// `None` while it is busy.
+    pub(crate) fn idle_since(&self) -> Option<Instant> {
+        if self.holds.load(Ordering::Acquire) > 0 || !lock(&self.in_flight).is_empty() {
+            return None;
+        }
+        Some(*lock(&self.last_active))
     }
 
     /// Abort a running request; it sends no response.
@@ -137,7 +174,8 @@ impl Session {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, Error> {
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
+        // Unguessable, so that only the client that saw the request can answer it.
+        let id = random_request_id()?;
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let guard = PendingGuard { session: self, id: id.clone() };
@@ -196,6 +234,29 @@ impl Session {
             other => tracing::debug!(method = other, "ignoring a notification"),
         }
     }
+}
+
+/// A use of a session, from [`Session::hold`]; dropping it ends the use.
+#[must_use = "the session is busy only while the hold lives"]
+pub(crate) struct Hold(Arc<Session>);
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.holds.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// 128 random bits as a hex string id.
+fn random_request_id() -> Result<RequestId, Error> {
+    let mut bytes = [0u8; 16];
+    SystemRandom::new().fill(&mut bytes).map_err(|_| Error::internal("Internal error"))?;
+    let mut id = String::with_capacity(32);
+    for byte in bytes {
+        id.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+        id.push(char::from(b"0123456789abcdef"[usize::from(byte & 0x0f)]));
+    }
+    Ok(RequestId::String(id))
 }
 
 struct PendingGuard<'a> {

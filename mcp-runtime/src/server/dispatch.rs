@@ -193,7 +193,11 @@ impl Server {
             let Some(uri) = uri else {
                 return Err(Error::invalid_params("Invalid params: uri must be a string"));
             };
-            session.set_subscribed(uri, method == methods::RESOURCES_SUBSCRIBE);
+            session.set_subscribed(
+                uri,
+                method == methods::RESOURCES_SUBSCRIBE,
+                self.limits().max_subscriptions_per_session,
+            )?;
             return Ok(Payload::Value(json!({})));
         }
         if method == methods::LOGGING_SET_LEVEL {

@@ -17,7 +17,7 @@ use mcp_testkit::http::{self, Headers};
 use mcp_testkit::stdio::modern_params;
 use serde_json::{Value, json};
 
-use crate::support::legacy_http::{initialize, legacy_headers};
+use crate::support::legacy_http::{initialize_with, legacy_headers};
 
 /// What the middleware adds to every request, besides the caller.
 #[derive(Clone)]
@@ -137,21 +137,25 @@ async fn modern_handlers_see_the_request_headers_extensions_and_middleware_calle
 #[tokio::test]
 async fn legacy_handlers_see_the_parts_of_the_post_carrying_each_message() {
     let addr = start(HttpConfig::default()).await;
-    let session = initialize(addr, json!({})).await;
+    let session = initialize_with(addr, json!({}), &[("authorization", "Bearer token-bob")]).await;
     let message =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "seen", "arguments": {}}});
-    let as_bob = legacy_headers(Some(&session)).set("authorization", "Bearer token-bob").set("x-tenant", "globex");
-    let reply = http::post(addr, &as_bob, &message).await;
+    let as_bob = legacy_headers(Some(&session)).set("authorization", "Bearer token-bob");
+    let reply = http::post(addr, &as_bob.clone().set("x-tenant", "globex"), &message).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(
         text(&reply),
         json!({"subject": "bob", "tenant": "globex", "trace": "trace-1", "method": "POST", "path": "/mcp"})
     );
-    // The same session, another POST without the caller or the header: the context follows
-    // the POST, not the `initialize` that opened the session.
-    let reply = http::post(addr, &legacy_headers(Some(&session)), &message).await;
-    assert_eq!(text(&reply)["subject"], Value::Null);
+    // The same session, another POST without the header: the context follows the POST, not
+    // the `initialize` that opened the session.
+    let reply = http::post(addr, &as_bob, &message).await;
+    assert_eq!(text(&reply)["subject"], "bob");
     assert_eq!(text(&reply)["tenant"], Value::Null);
+    // Without the caller, the session (bound to bob, who opened it) is not found.
+    let reply = http::post(addr, &legacy_headers(Some(&session)), &message).await;
+    assert_eq!(reply.status, 404, "{}", reply.body);
+    assert_eq!(reply.json()["error"]["message"], "Session not found");
 }
 
 #[tokio::test]

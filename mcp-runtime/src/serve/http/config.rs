@@ -33,6 +33,9 @@ pub struct HttpConfig {
     pub(crate) public_unauthenticated: bool,
     /// Whether [`allowed_hosts`](Self::allowed_hosts) was called (the operator chose the names).
     pub(crate) allowed_hosts_set: bool,
+    // 2025-11-25 session expiry.
+    pub(crate) session_idle_timeout: Option<Duration>,
+    pub(crate) session_max_lifetime: Option<Duration>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -49,14 +52,17 @@ impl std::fmt::Debug for HttpConfig {
             .field("body_read_timeout", &self.body_read_timeout)
             .field("max_connections", &self.max_connections)
             .field("public_unauthenticated", &self.public_unauthenticated)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("session_max_lifetime", &self.session_max_lifetime)
             .finish()
     }
 }
 
 impl Default for HttpConfig {
-    /// `/mcp`, 4 MiB bodies, 512 concurrent requests, 1024 sessions, 15 s keep-alive, and
-    /// only loopback host names accepted; 30 s to send a request head (and idle kept-alive
-    /// connections closed after 30 s), 30 s to send a body, 768 open connections.
+    /// `/mcp`, 4 MiB bodies, 512 concurrent requests, 1024 sessions (idle for at most 30
+    /// minutes, living at most 24 hours), 15 s keep-alive, and only loopback host names
+    /// accepted; 30 s to send a request head (and idle kept-alive connections closed after
+    /// 30 s), 30 s to send a body, 768 open connections.
     fn default() -> Self {
         HttpConfig {
             path: Some("/mcp".to_owned()),
@@ -71,6 +77,8 @@ impl Default for HttpConfig {
             max_connections: 768,
             public_unauthenticated: false,
             allowed_hosts_set: false,
+            session_idle_timeout: Some(DEFAULT_SESSION_IDLE_TIMEOUT),
+            session_max_lifetime: Some(DEFAULT_SESSION_MAX_LIFETIME),
         }
     }
 }
@@ -116,7 +124,10 @@ impl HttpConfig {
         self
     }
 
-    /// Open 2025-11-25 sessions at once (default 1024); more `initialize` requests get 503.
+    /// Open 2025-11-25 sessions at once (default 1024). At the cap, an `initialize` ends the
+    /// least recently used idle session (no request in flight, no GET stream open), whose id
+    /// then gets 404 "Session not found"; only when every session is busy does it get 503
+    /// with JSON-RPC `-32000` "Server busy: too many sessions; retry later".
     #[must_use]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
@@ -224,4 +235,29 @@ impl HttpConfig {
         self.public_unauthenticated = true;
         self
     }
+
+    /// How long a 2025-11-25 session may sit idle (no request in flight, no GET stream open)
+    /// before the server ends it (default 30 minutes, as the Python SDK; `None`: never).
+    /// Ending it works as DELETE does; its id then gets 404 with JSON-RPC `-32600`
+    /// "Session not found", and the client initializes again.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How long a 2025-11-25 session may live, busy or not (default 24 hours; `None`: no
+    /// limit). Past it, the server ends the session as DELETE does: its running requests
+    /// are aborted, its GET streams close and its questions to the client fail; its id then
+    /// gets 404 with JSON-RPC `-32600` "Session not found", and the client initializes again.
+    #[must_use]
+    pub fn session_max_lifetime(mut self, lifetime: Option<Duration>) -> Self {
+        self.session_max_lifetime = lifetime;
+        self
+    }
 }
+
+/// Default [`HttpConfig::session_idle_timeout`]: 30 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Default [`HttpConfig::session_max_lifetime`]: 24 hours.
+pub const DEFAULT_SESSION_MAX_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);

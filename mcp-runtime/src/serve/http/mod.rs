@@ -44,7 +44,7 @@ use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use body::HttpBody;
-pub use config::HttpConfig;
+pub use config::{DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_LIFETIME, HttpConfig};
 pub use listener::Serve;
 pub use security::LOOPBACK_HOSTS;
 
@@ -59,7 +59,7 @@ use reply::{
     accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
     sse_response, status_for,
 };
-use sessions::Sessions;
+use sessions::{Owner, Sessions};
 
 /// The MCP endpoint as a `tower` service (`Service<http::Request<B>>`). Cheap to clone.
 #[derive(Clone)]
@@ -76,7 +76,7 @@ impl std::fmt::Debug for McpHttpService {
 struct State {
     server: Server,
     config: HttpConfig,
-    sessions: Sessions,
+    sessions: Arc<Sessions>,
     permits: Arc<Semaphore>,
     tool_index: Mutex<Option<(u64, ToolIndex)>>,
 }
@@ -90,7 +90,11 @@ impl McpHttpService {
         McpHttpService {
             state: Arc::new(State {
                 server,
-                sessions: Sessions::new(config.max_sessions),
+                sessions: Arc::new(Sessions::new(sessions::Policy {
+                    max: config.max_sessions,
+                    idle_timeout: config.session_idle_timeout,
+                    max_lifetime: config.session_max_lifetime,
+                })),
                 permits: Arc::new(Semaphore::new(config.max_concurrent_requests)),
                 config,
                 tool_index: Mutex::new(None),
@@ -153,17 +157,22 @@ impl State {
         };
         match *request.method() {
             Method::POST => self.post(request, auth).await,
-            Method::GET => self.get(request.headers()),
-            Method::DELETE => self.delete(request.headers()),
+            Method::GET => self.get(request.headers(), auth),
+            Method::DELETE => self.delete(request.headers(), auth),
             _ => method_not_allowed("GET, POST, DELETE"),
         }
     }
 
-    fn delete(&self, headers: &http::HeaderMap) -> Response<HttpBody> {
+    fn delete(&self, headers: &http::HeaderMap, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody> {
         let Some(id) = session_id(headers) else {
             return method_not_allowed("POST");
         };
-        if self.sessions.remove(id) { empty_response(StatusCode::OK) } else { session_not_found(None) }
+        // Another principal's session answers as an unknown one.
+        if self.sessions.remove(id, Owner::of(auth.as_deref())) {
+            empty_response(StatusCode::OK)
+        } else {
+            session_not_found(None)
+        }
     }
 
     async fn post<B>(self: Arc<Self>, request: Request<B>, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody>
@@ -222,6 +231,7 @@ impl State {
         };
         let parts = Arc::new(parts);
         let headers = &parts.headers;
+        let owner = || Owner::of(auth.as_deref());
         match message {
             JsonRpcMessage::Request(request) => {
                 let caller = Caller { auth, http: Some(Arc::clone(&parts)) };
@@ -229,7 +239,7 @@ impl State {
             }
             JsonRpcMessage::Notification(notification) => match session_id(headers) {
                 None => empty_response(StatusCode::ACCEPTED),
-                Some(sid) => match self.sessions.get(sid) {
+                Some(sid) => match self.sessions.get(sid, owner()) {
                     Some(session) => {
                         session.handle_notification(notification);
                         empty_response(StatusCode::ACCEPTED)
@@ -240,11 +250,11 @@ impl State {
                 },
             },
             JsonRpcMessage::Result(response) => {
-                self.client_response(headers, Some(&response.id.clone()), Ok(response.result))
+                self.client_response(headers, owner(), Some(&response.id.clone()), Ok(response.result))
             }
             JsonRpcMessage::Error(response) => {
                 let id = response.id.clone();
-                self.client_response(headers, id.as_ref(), Err(response.error))
+                self.client_response(headers, owner(), id.as_ref(), Err(response.error))
             }
         }
     }
@@ -252,6 +262,7 @@ impl State {
     fn client_response(
         &self,
         headers: &http::HeaderMap,
+        owner: Owner,
         id: Option<&RequestId>,
         outcome: Result<Value, Error>,
     ) -> Response<HttpBody> {
@@ -263,7 +274,8 @@ impl State {
                 "Invalid Request: clients send responses only within a 2025-11-25 session",
             );
         };
-        match self.sessions.get(sid) {
+        // Only the principal that opened the session may answer its questions.
+        match self.sessions.get(sid, owner) {
             Some(session) => {
                 session.route_response(id, outcome);
                 empty_response(StatusCode::ACCEPTED)
@@ -286,8 +298,9 @@ impl State {
             .and_then(Value::as_object)
             .is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern && request.method == methods::INITIALIZE {
-            let Some((id, session)) = self.sessions.create() else {
-                tracing::warn!(limit = self.config.max_sessions, "refusing initialize: too many sessions");
+            let owner = Owner::of(caller.auth.as_deref());
+            let Some((id, session)) = self.sessions.create(owner) else {
+                tracing::warn!(limit = self.config.max_sessions, "refusing initialize: every session is busy");
                 return error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     Some(request.id),
@@ -303,14 +316,16 @@ impl State {
                     response.headers_mut().insert(headers::SESSION_ID, value);
                 }
             } else {
-                self.sessions.remove(&id);
+                self.sessions.remove(&id, owner);
             }
             return response;
         }
         if !modern && let Some(sid) = session_id(headers) {
-            let Some(session) = self.sessions.get(sid) else {
+            let Some(session) = self.sessions.get(sid, Owner::of(caller.auth.as_deref())) else {
                 return session_not_found(Some(request.id));
             };
+            // Busy from here: not evicted or expired before the request is registered as running.
+            let _hold = session.hold();
             return self.run(session, request, true, caller, permit).await;
         }
         if modern {

@@ -7,16 +7,18 @@ use tokio::sync::mpsc;
 
 use super::body::Event;
 use super::reply::{accepts, empty_response, method_not_allowed, session_id, session_not_found, sse_response};
+use super::sessions::Owner;
 use super::{HttpBody, State};
-use crate::handler::{Change, Session};
+use crate::handler::{AuthInfo, Change, Session};
 use crate::protocol::methods;
 
 impl State {
-    pub(super) fn get(self: Arc<Self>, headers: &http::HeaderMap) -> Response<HttpBody> {
+    pub(super) fn get(self: Arc<Self>, headers: &http::HeaderMap, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody> {
         let Some(id) = session_id(headers) else {
             return method_not_allowed("POST");
         };
-        let Some((session, mut ended)) = self.sessions.get_with_end(id) else {
+        // The session stays busy (never idle) while its stream is open.
+        let Some((session, mut ended, hold)) = self.sessions.get_stream(id, Owner::of(auth.as_deref())) else {
             return session_not_found(None);
         };
         if !accepts(headers, &["text/event-stream"]) {
@@ -25,6 +27,7 @@ impl State {
         let (tx, rx) = mpsc::channel(64);
         let mut changes = self.server.subscribe_changes();
         tokio::spawn(async move {
+            let _hold = hold;
             loop {
                 let change = tokio::select! {
                     _ = tx.closed() => return,

@@ -71,8 +71,11 @@ async fn a_failed_initialize_opens_no_session() {
         assert_eq!(body["id"], 0);
         assert!(reply.header("mcp-session-id").is_none(), "no session for a failed initialize: {:?}", reply.headers);
     }
-    // The failures took no session slot: the only one is still free, and then taken.
-    initialize(addr, json!({})).await;
+    // The failures took no session slot: the only one is still free, and then taken (its
+    // open GET stream keeps it busy, so it is not evicted to make room).
+    let session = initialize(addr, json!({})).await;
+    let _held =
+        http::open(addr, "GET", PATH, &legacy_headers(Some(&session)).set("Accept", "text/event-stream"), "").await;
     let good = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
     let reply = post(addr, &legacy_headers(None), &good).await;

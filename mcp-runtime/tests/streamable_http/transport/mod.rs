@@ -24,6 +24,7 @@ mod http_level;
 mod legacy;
 mod lifecycle;
 mod modern;
+mod sessions;
 
 // ---------------------------------------------------------------------------------------
 // The test server
