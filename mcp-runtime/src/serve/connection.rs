@@ -24,10 +24,16 @@ pub(crate) struct ConnectionConfig {
     pub(crate) max_in_flight: usize,
     /// How long in-flight requests may run after the input closes (or the shutdown signal).
     pub(crate) grace: Duration,
+    /// How many `subscriptions/listen` streams may be open at once; they do not count
+    /// against `max_in_flight`. More get `-32000` (server busy).
+    pub(crate) max_listen_streams: usize,
 }
 
 /// Default limit on requests in flight on one connection.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+
+/// Default limit on `subscriptions/listen` streams open at once on one connection.
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 32;
 
 /// Default time requests in flight get to finish once the input closes or shutdown starts.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
@@ -38,6 +44,7 @@ impl Default for ConnectionConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             grace: DEFAULT_GRACE,
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
         }
     }
 }
@@ -63,6 +70,15 @@ macro_rules! connection_settings {
         /// signal fires (default 5 s); they are aborted after that.
         pub fn grace_period(mut self, grace: std::time::Duration) -> Self {
             self.config.grace = grace;
+            self
+        }
+
+        /// How many `subscriptions/listen` streams may be open at once (default 32); more get
+        /// `-32000` "Server busy: too many open streams; retry later". Open streams do not
+        /// count against [`max_in_flight`](Self::max_in_flight), so a client holding many
+        /// subscriptions still gets its calls served.
+        pub fn max_listen_streams(mut self, streams: usize) -> Self {
+            self.config.max_listen_streams = streams;
             self
         }
     };

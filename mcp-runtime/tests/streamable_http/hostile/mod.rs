@@ -32,6 +32,7 @@ mod limits;
 mod messages;
 mod request_headers;
 mod retry_fields;
+mod streams;
 
 // ---------------------------------------------------------------------------------------
 // The server under test
