@@ -28,6 +28,7 @@ mod reply;
 mod security;
 mod sessions;
 mod stream;
+mod stream_limits;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -59,6 +60,8 @@ use reply::{
     sse_response, status_for,
 };
 use sessions::Sessions;
+pub(crate) use stream_limits::ListenLifetime;
+use stream_limits::{Client, StreamLimiter};
 
 /// The MCP endpoint as a `tower` service (`Service<http::Request<B>>`). Cheap to clone.
 #[derive(Clone)]
@@ -77,6 +80,8 @@ struct State {
     config: HttpConfig,
     sessions: Sessions,
     permits: Arc<Semaphore>,
+    /// Slots of long-lived streams (listen, GET), apart from the request `permits`.
+    streams: StreamLimiter,
     tool_index: Mutex<Option<(u64, ToolIndex)>>,
 }
 
@@ -91,6 +96,7 @@ impl McpHttpService {
                 server,
                 sessions: Sessions::new(config.max_sessions),
                 permits: Arc::new(Semaphore::new(config.max_concurrent_requests)),
+                streams: StreamLimiter::new(&config),
                 config,
                 tool_index: Mutex::new(None),
             }),
@@ -152,7 +158,10 @@ impl State {
         };
         match *request.method() {
             Method::POST => self.post(request, auth).await,
-            Method::GET => self.get(request.headers()),
+            Method::GET => {
+                let client = Client::of(auth.as_deref(), request.extensions());
+                self.get(request.headers(), client)
+            }
             Method::DELETE => self.delete(request.headers()),
             _ => method_not_allowed("GET, POST, DELETE"),
         }
@@ -233,6 +242,12 @@ impl State {
                 );
             }
         };
+        let mut parts = parts;
+        if let JsonRpcMessage::Request(request) = &message
+            && request.method == methods::SUBSCRIPTIONS_LISTEN
+        {
+            parts.extensions.insert(ListenLifetime(self.streams.lifetime()));
+        }
         let parts = Arc::new(parts);
         let headers = &parts.headers;
         match message {
@@ -390,6 +405,17 @@ impl State {
         legacy: bool,
         caller: Caller,
     ) -> (Response<HttpBody>, bool) {
+        // A listen stream lives as long as the client listens: it takes a stream slot, never
+        // one of the request slots, which it would hold indefinitely.
+        if request.method == methods::SUBSCRIPTIONS_LISTEN && !legacy {
+            let none = http::Extensions::new();
+            let extensions = caller.http.as_ref().map_or(&none, |parts| &parts.extensions);
+            let client = Client::of(caller.auth.as_deref(), extensions);
+            return match self.streams.acquire(client, None) {
+                Ok(slot) => self.serve(session, request, legacy, slot, caller).await,
+                Err(refused) => (refused.response(Some(request.id)), false),
+            };
+        }
         let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
             tracing::warn!(
                 limit = self.config.max_concurrent_requests,
@@ -401,6 +427,18 @@ impl State {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             return (response, false);
         };
+        self.serve(session, request, legacy, permit, caller).await
+    }
+
+    /// Serve `request` holding `permit` (a request permit or a stream slot) until it is done.
+    async fn serve(
+        &self,
+        session: Arc<Session>,
+        request: crate::protocol::JsonRpcRequest,
+        legacy: bool,
+        permit: impl Send + 'static,
+        caller: Caller,
+    ) -> (Response<HttpBody>, bool) {
         let id = request.id.clone();
         let mut events = if legacy {
             exchange::start(self.server.clone(), session, request, legacy, permit, caller)
