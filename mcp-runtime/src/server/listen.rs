@@ -31,6 +31,13 @@ fn supported_filter(caps: &ServerCapabilities, requested: &SubscriptionFilter) -
     }
 }
 
+/// The maximum lifetime of a `subscriptions/listen` stream: the HTTP transport puts it in
+/// the request's extensions, and [`listen`] ends the subscription gracefully (its result)
+/// when it is over.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListenLifetime(pub(crate) Duration);
+
 /// Serve one `subscriptions/listen` stream until the client goes away.
 pub(crate) async fn listen(
     caps: &ServerCapabilities,
@@ -98,7 +105,7 @@ pub(crate) async fn listen(
 /// one client owns the server process).
 fn lifetime(ctx: &RequestContext) -> Option<Duration> {
     #[cfg(feature = "http")]
-    if let Some(lifetime) = ctx.http_extensions().and_then(|e| e.get::<crate::serve::http::ListenLifetime>()) {
+    if let Some(lifetime) = ctx.http_extensions().and_then(|e| e.get::<ListenLifetime>()) {
         return Some(lifetime.0);
     }
     let _ = ctx;

@@ -232,7 +232,7 @@ async fn listen_streams_do_not_count_against_max_in_flight() {
     for id in 4..=5 {
         conn.send_line(&call(id, "sleep", json!({"ms": 200}), json!({})).to_string()).await;
     }
-    let mut finished = vec![conn.recv().await, conn.recv().await];
+    let mut finished = [conn.recv().await, conn.recv().await];
     finished.sort_by_key(|reply| reply["id"].as_i64());
     for (reply, id) in finished.iter().zip(4..) {
         assert_eq!(reply["id"], id, "{reply}");

@@ -105,13 +105,12 @@ async fn run(
         let mut stop = stop_rx.clone();
         connections.spawn(async move {
             let io = hyper_util::rt::TokioIo::new(stream);
-            let hyper_service =
-                hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
-                    // The peer's address, for the per-client cap on long-lived streams.
-                    request.extensions_mut().insert(peer);
-                    let mut service = service.clone();
-                    tower_service::Service::call(&mut service, request)
-                });
+            let hyper_service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+                // The peer's address, for the per-client cap on long-lived streams.
+                request.extensions_mut().insert(peer);
+                let mut service = service.clone();
+                tower_service::Service::call(&mut service, request)
+            });
             let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, hyper_service);
             tokio::pin!(connection);
             let finished = tokio::select! {

@@ -52,6 +52,7 @@ use crate::Server;
 use crate::handler::AuthInfo;
 use crate::handler::{Caller, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
+use crate::server::ListenLifetime;
 use crate::wire::headers::{self, HeaderParam};
 use auth::authenticate;
 use body::Event;
@@ -60,7 +61,6 @@ use reply::{
     sse_response, status_for,
 };
 use sessions::Sessions;
-pub(crate) use stream_limits::ListenLifetime;
 use stream_limits::{Client, StreamLimiter};
 
 /// The MCP endpoint as a `tower` service (`Service<http::Request<B>>`). Cheap to clone.

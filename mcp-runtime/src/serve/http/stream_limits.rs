@@ -206,12 +206,6 @@ fn release<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
     }
 }
 
-/// The maximum lifetime of a `subscriptions/listen` stream, put in the request's
-/// extensions for the listen handler, which ends the subscription gracefully (its result)
-/// when it is over.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ListenLifetime(pub(crate) Duration);
-
 /// Sleep until `deadline`, or forever without one.
 pub(crate) async fn until(deadline: Option<Instant>) {
     match deadline {
