@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use super::Shutdown;
 use crate::Server;
 use crate::handler::{CatchUnwind, Session, busy, error_frame, payload_frame};
-use crate::protocol::{Error, ErrorCode, JsonRpcMessage, decode_message_with};
+use crate::protocol::{Error, ErrorCode, JsonRpcMessage, decode_message_with, methods};
 use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
 /// Limits of one byte-stream connection, set through the [`Connection`] and
@@ -24,10 +24,16 @@ pub(crate) struct ConnectionConfig {
     pub(crate) max_in_flight: usize,
     /// How long in-flight requests may run after the input closes (or the shutdown signal).
     pub(crate) grace: Duration,
+    /// How many `subscriptions/listen` streams may be open at once; they do not count
+    /// against `max_in_flight`. More get `-32000` (server busy).
+    pub(crate) max_listen_streams: usize,
 }
 
 /// Default limit on requests in flight on one connection.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+
+/// Default limit on `subscriptions/listen` streams open at once on one connection.
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 32;
 
 /// Default time requests in flight get to finish once the input closes or shutdown starts.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
@@ -38,6 +44,7 @@ impl Default for ConnectionConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             grace: DEFAULT_GRACE,
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
         }
     }
 }
@@ -63,6 +70,15 @@ macro_rules! connection_settings {
         /// signal fires (default 5 s); they are aborted after that.
         pub fn grace_period(mut self, grace: std::time::Duration) -> Self {
             self.config.grace = grace;
+            self
+        }
+
+        /// How many `subscriptions/listen` streams may be open at once (default 32); more get
+        /// `-32000` "Server busy: too many open streams; retry later". Open streams do not
+        /// count against [`max_in_flight`](Self::max_in_flight), so a client holding many
+        /// subscriptions still gets its calls served.
+        pub fn max_listen_streams(mut self, streams: usize) -> Self {
+            self.config.max_listen_streams = streams;
             self
         }
     };
@@ -134,6 +150,15 @@ where
     }
 }
 
+/// The refusal of a listen stream over the cap.
+fn streams_busy() -> Error {
+    Error {
+        code: ErrorCode::SERVER_BUSY,
+        message: "Server busy: too many open streams; retry later".into(),
+        data: None,
+    }
+}
+
 /// Serve `server` on one connection until its input closes or `shutdown` completes.
 pub(crate) async fn run<R, W>(
     server: Server,
@@ -162,6 +187,7 @@ where
     let session = Arc::new(Session::new());
     let mut tasks = JoinSet::new();
     let slots = Arc::new(Semaphore::new(config.max_in_flight));
+    let listen_slots = Arc::new(Semaphore::new(config.max_listen_streams));
     let mut lines = LineReader::new(reader, config.max_message_bytes);
     let read_result = loop {
         while tasks.try_join_next().is_some() {}
@@ -205,11 +231,22 @@ where
             }
             Ok(JsonRpcMessage::Request(request)) => {
                 // Released before the response is queued, so a client that waits for
-                // it before sending more never sees a stale count.
-                let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
-                    tracing::warn!(limit = config.max_in_flight, "refusing a request: too many in flight");
-                    let _ = tx.send(error_frame(Some(request.id), busy())).await;
-                    continue;
+                // it before sending more never sees a stale count. A listen stream lasts
+                // as long as the client listens: it takes a stream slot, never a request slot.
+                let permit = if request.method == methods::SUBSCRIPTIONS_LISTEN {
+                    let Ok(permit) = Arc::clone(&listen_slots).try_acquire_owned() else {
+                        tracing::warn!(limit = config.max_listen_streams, "refusing a listen: too many open streams");
+                        let _ = tx.send(error_frame(Some(request.id), streams_busy())).await;
+                        continue;
+                    };
+                    permit
+                } else {
+                    let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
+                        tracing::warn!(limit = config.max_in_flight, "refusing a request: too many in flight");
+                        let _ = tx.send(error_frame(Some(request.id), busy())).await;
+                        continue;
+                    };
+                    permit
                 };
                 let id = request.id.clone();
                 let server = server.clone();

@@ -24,7 +24,7 @@ pub mod http;
 #[cfg(feature = "stdio")]
 mod stdio;
 
-pub use connection::{Connection, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT};
+pub use connection::{Connection, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LISTEN_STREAMS};
 #[cfg(feature = "stdio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub use stdio::Stdio;

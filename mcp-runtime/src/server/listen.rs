@@ -1,6 +1,10 @@
 //! `subscriptions/listen` (2026-07-28): acknowledge what will be sent, then forward
 //! the requested change notifications, each tagged with the subscription id, until
-//! the client goes away (stream closed, or `notifications/cancelled` on stdio).
+//! the client goes away (stream closed, or `notifications/cancelled` on stdio), or until
+//! the transport's maximum stream lifetime is over: then the subscription ends gracefully
+//! with its result, and the client listens again.
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
@@ -27,6 +31,13 @@ fn supported_filter(caps: &ServerCapabilities, requested: &SubscriptionFilter) -
     }
 }
 
+/// The maximum lifetime of a `subscriptions/listen` stream: the HTTP transport puts it in
+/// the request's extensions, and [`listen`] ends the subscription gracefully (its result)
+/// when it is over.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListenLifetime(pub(crate) Duration);
+
 /// Serve one `subscriptions/listen` stream until the client goes away.
 pub(crate) async fn listen(
     caps: &ServerCapabilities,
@@ -41,8 +52,16 @@ pub(crate) async fn listen(
     let mut changes = ctx.server().subscribe_changes();
     let ack = SubscriptionsAcknowledgedParams { meta: Some(tag.clone()), notifications: filter.clone() };
     ctx.send_notification(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await;
+    let deadline = lifetime(&ctx).and_then(|lifetime| tokio::time::Instant::now().checked_add(lifetime));
     loop {
-        let change = match changes.recv().await {
+        let received = tokio::select! {
+            received = changes.recv() => received,
+            () = until(deadline) => {
+                tracing::debug!("a subscription reached its maximum lifetime; ending it with its result");
+                break;
+            }
+        };
+        let change = match received {
             Ok(change) => change,
             Err(RecvError::Lagged(missed)) => {
                 tracing::warn!(missed, "a subscription fell behind; some change notifications were dropped");
@@ -79,5 +98,24 @@ pub(crate) async fn listen(
     match serde_json::to_value(result) {
         Ok(Value::Object(map)) => Ok(map),
         _ => Err(Error::internal("Internal error")),
+    }
+}
+
+/// The maximum lifetime the transport gives this stream (HTTP only; none on stdio, whose
+/// one client owns the server process).
+fn lifetime(ctx: &RequestContext) -> Option<Duration> {
+    #[cfg(feature = "http")]
+    if let Some(lifetime) = ctx.http_extensions().and_then(|e| e.get::<ListenLifetime>()) {
+        return Some(lifetime.0);
+    }
+    let _ = ctx;
+    None
+}
+
+/// Sleep until `deadline`, or forever without one.
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }

@@ -36,6 +36,8 @@ mod routes;
 
 use std::sync::Arc;
 
+#[cfg(feature = "http")]
+pub(crate) use listen::ListenLifetime;
 pub use routes::MethodHandler;
 
 use crate::handler::RequestContext;

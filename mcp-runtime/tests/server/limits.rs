@@ -34,6 +34,7 @@ struct Conn {
 struct ConnLimits {
     max_in_flight: Option<usize>,
     max_message_bytes: Option<usize>,
+    max_listen_streams: Option<usize>,
 }
 
 fn connect(server: Server, config: ConnLimits) -> Conn {
@@ -45,6 +46,9 @@ fn connect(server: Server, config: ConnLimits) -> Conn {
     }
     if let Some(n) = config.max_message_bytes {
         connection = connection.max_message_bytes(n);
+    }
+    if let Some(n) = config.max_listen_streams {
+        connection = connection.max_listen_streams(n);
     }
     tokio::spawn(async move { connection.await });
     Conn { input, output: BufReader::new(output).lines() }
@@ -202,4 +206,64 @@ async fn a_line_over_max_message_bytes_is_refused_and_skipped() {
     let reply = conn.exchange(&big.to_string()).await;
     assert_error(&reply, Value::Null, -32600, "Invalid Request: message exceeds 1024 bytes");
     conn.assert_still_serving().await;
+}
+
+fn listen(id: i64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        },
+        "notifications": {"toolsListChanged": true},
+    }})
+    .to_string()
+}
+
+#[tokio::test]
+async fn listen_streams_do_not_count_against_max_in_flight() {
+    let config = ConnLimits { max_in_flight: Some(2), ..ConnLimits::default() };
+    let mut conn = connect(server(Limits::default()), config);
+    for id in 1..=3 {
+        let ack = conn.exchange(&listen(id)).await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+        assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id, "{ack}");
+    }
+    // Three open subscriptions, two request slots: both slots are still free.
+    for id in 4..=5 {
+        conn.send_line(&call(id, "sleep", json!({"ms": 200}), json!({})).to_string()).await;
+    }
+    let mut finished = [conn.recv().await, conn.recv().await];
+    finished.sort_by_key(|reply| reply["id"].as_i64());
+    for (reply, id) in finished.iter().zip(4..) {
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["result"]["content"][0]["text"], "sleep", "{reply}");
+    }
+    conn.assert_still_serving().await;
+}
+
+#[tokio::test]
+async fn listen_streams_beyond_max_listen_streams_are_refused_as_busy() {
+    let config = ConnLimits { max_listen_streams: Some(2), ..ConnLimits::default() };
+    let mut conn = connect(server(Limits::default()), config);
+    for id in 1..=2 {
+        let ack = conn.exchange(&listen(id)).await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    }
+    let reply = conn.exchange(&listen(3)).await;
+    assert_error(&reply, json!(3), -32000, "Server busy: too many open streams; retry later");
+    conn.assert_still_serving().await;
+    // Cancelling a subscription frees its slot (once its task has stopped): a new one fits.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    conn.send_line(&cancel.to_string()).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    for id in 4.. {
+        let reply = conn.exchange(&listen(id)).await;
+        if reply["method"] == "notifications/subscriptions/acknowledged" {
+            assert_eq!(reply["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id, "{reply}");
+            break;
+        }
+        assert_error(&reply, json!(id), -32000, "Server busy: too many open streams; retry later");
+        assert!(tokio::time::Instant::now() < deadline, "cancelling a subscription never freed its slot");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -6,6 +6,15 @@ use std::time::Duration;
 
 use super::LOOPBACK_HOSTS;
 
+/// Default [`HttpConfig::max_streams`].
+const DEFAULT_MAX_STREAMS: usize = 512;
+/// Default [`HttpConfig::max_streams_per_client`].
+const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 32;
+/// Default [`HttpConfig::max_stream_lifetime`]: 30 minutes.
+const DEFAULT_MAX_STREAM_LIFETIME: Duration = Duration::from_secs(30 * 60);
+/// Default [`HttpConfig::max_get_streams_per_session`].
+const DEFAULT_MAX_GET_STREAMS_PER_SESSION: usize = 2;
+
 /// Limits and policies of the HTTP endpoint, set with builder methods:
 ///
 /// ```
@@ -36,6 +45,11 @@ pub struct HttpConfig {
     // 2025-11-25 session expiry.
     pub(crate) session_idle_timeout: Option<Duration>,
     pub(crate) session_max_lifetime: Option<Duration>,
+    // Long-lived streams (`subscriptions/listen`, 2025-11-25 GET): their own pool.
+    pub(crate) max_streams: usize,
+    pub(crate) max_streams_per_client: usize,
+    pub(crate) max_stream_lifetime: Duration,
+    pub(crate) max_get_streams_per_session: usize,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -54,6 +68,10 @@ impl std::fmt::Debug for HttpConfig {
             .field("public_unauthenticated", &self.public_unauthenticated)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("session_max_lifetime", &self.session_max_lifetime)
+            .field("max_streams", &self.max_streams)
+            .field("max_streams_per_client", &self.max_streams_per_client)
+            .field("max_stream_lifetime", &self.max_stream_lifetime)
+            .field("max_get_streams_per_session", &self.max_get_streams_per_session)
             .finish()
     }
 }
@@ -62,7 +80,8 @@ impl Default for HttpConfig {
     /// `/mcp`, 4 MiB bodies, 512 concurrent requests, 1024 sessions (idle for at most 30
     /// minutes, living at most 24 hours), 15 s keep-alive, and only loopback host names
     /// accepted; 30 s to send a request head (and idle kept-alive connections closed after
-    /// 30 s), 30 s to send a body, 768 open connections.
+    /// 30 s), 30 s to send a body, 768 open connections; long-lived streams capped at 512
+    /// overall, 32 per client and 2 GET streams per session, each ending after 30 minutes.
     fn default() -> Self {
         HttpConfig {
             path: Some("/mcp".to_owned()),
@@ -79,6 +98,10 @@ impl Default for HttpConfig {
             allowed_hosts_set: false,
             session_idle_timeout: Some(DEFAULT_SESSION_IDLE_TIMEOUT),
             session_max_lifetime: Some(DEFAULT_SESSION_MAX_LIFETIME),
+            max_streams: DEFAULT_MAX_STREAMS,
+            max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+            max_stream_lifetime: DEFAULT_MAX_STREAM_LIFETIME,
+            max_get_streams_per_session: DEFAULT_MAX_GET_STREAMS_PER_SESSION,
         }
     }
 }
@@ -253,6 +276,58 @@ impl HttpConfig {
     #[must_use]
     pub fn session_max_lifetime(mut self, lifetime: Option<Duration>) -> Self {
         self.session_max_lifetime = lifetime;
+        self
+    }
+
+    // Long-lived streams: `subscriptions/listen` (2026-07-28) and the 2025-11-25 GET stream.
+    // They hold their own slots, never the request slots of `max_concurrent_requests`, so
+    // ordinary calls are served while streams are at their caps.
+
+    /// Long-lived streams open at once, over all clients (default 512): 2026-07-28
+    /// `subscriptions/listen` streams and 2025-11-25 GET streams together. One more gets
+    /// HTTP 503 with `Retry-After` and JSON-RPC `-32000` "Server busy: too many open
+    /// streams; retry later". These streams never take the request slots of
+    /// [`max_concurrent_requests`](Self::max_concurrent_requests).
+    #[must_use]
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = streams;
+        self
+    }
+
+    /// Long-lived streams one client may hold open at once (default 32). The client is the
+    /// authenticated principal ([`AuthInfo::principal`](crate::handler::AuthInfo::principal))
+    /// when there is one, otherwise the peer's IP address (IPv6 addresses by their /64
+    /// prefix). One more gets HTTP 429 with `Retry-After` and JSON-RPC `-32000` "Server
+    /// busy: too many open streams; retry later".
+    ///
+    /// [`serve::http`](fn@crate::serve::http) knows each peer's address. Mounted in another
+    /// server (axum), the endpoint reads the peer from a [`SocketAddr`] in the request's
+    /// extensions: insert it in a middleware (from axum's `ConnectInfo<SocketAddr>`).
+    /// Without auth and without that, all clients share one allowance of this size.
+    #[must_use]
+    pub fn max_streams_per_client(mut self, streams: usize) -> Self {
+        self.max_streams_per_client = streams;
+        self
+    }
+
+    /// How long a long-lived stream may stay open (default 30 minutes). Then the server
+    /// ends it gracefully: a `subscriptions/listen` stream gets its result (`resultType`
+    /// `complete`, tagged with the subscription id) and closes, and a GET stream closes.
+    /// Clients listen again (the spec's reconnect), which also rebalances them across
+    /// servers behind a load balancer.
+    #[must_use]
+    pub fn max_stream_lifetime(mut self, lifetime: Duration) -> Self {
+        self.max_stream_lifetime = lifetime;
+        self
+    }
+
+    /// 2025-11-25 GET streams one session may hold open at once (default 2: one stream,
+    /// and room for a client reconnecting before the server has noticed the old one is
+    /// gone). One more gets HTTP 409 Conflict with JSON-RPC `-32600` "Conflict: too many
+    /// GET streams for this session", as the Python SDK answers a second GET stream.
+    #[must_use]
+    pub fn max_get_streams_per_session(mut self, streams: usize) -> Self {
+        self.max_get_streams_per_session = streams;
         self
     }
 }

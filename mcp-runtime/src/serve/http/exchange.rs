@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
 
 use super::body::Event;
 use crate::Server;
@@ -28,7 +28,7 @@ pub(crate) async fn serve_inline(
     server: Server,
     session: Arc<Session>,
     request: JsonRpcRequest,
-    permit: OwnedSemaphorePermit,
+    permit: impl Send + 'static,
     caller: Caller,
 ) -> Served {
     let id = request.id.clone();
@@ -115,7 +115,7 @@ pub(crate) fn start(
     session: Arc<Session>,
     request: JsonRpcRequest,
     legacy: bool,
-    permit: OwnedSemaphorePermit,
+    permit: impl Send + 'static,
     caller: Caller,
 ) -> mpsc::Receiver<Event> {
     let (events, receiver) = mpsc::channel(64);

@@ -140,7 +140,9 @@ async fn run(
         connections.spawn(async move {
             let _slot = slot;
             let io = hyper_util::rt::TokioIo::new(stream);
-            let hyper_service = hyper::service::service_fn(move |request| {
+            let hyper_service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+                // The peer's address, for the per-client cap on long-lived streams.
+                request.extensions_mut().insert(peer);
                 let mut service = service.clone();
                 tower_service::Service::call(&mut service, request)
             });

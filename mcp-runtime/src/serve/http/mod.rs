@@ -31,6 +31,7 @@ mod request_body;
 mod security;
 mod sessions;
 mod stream;
+mod stream_limits;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -52,6 +53,7 @@ use crate::Server;
 use crate::handler::AuthInfo;
 use crate::handler::{Caller, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
+use crate::server::ListenLifetime;
 use crate::wire::headers::{self, HeaderParam};
 use auth::authenticate;
 use body::Event;
@@ -60,6 +62,7 @@ use reply::{
     sse_response, status_for,
 };
 use sessions::{Owner, Sessions};
+use stream_limits::{Client, StreamLimiter};
 
 /// The MCP endpoint as a `tower` service (`Service<http::Request<B>>`). Cheap to clone.
 #[derive(Clone)]
@@ -78,6 +81,8 @@ struct State {
     config: HttpConfig,
     sessions: Arc<Sessions>,
     permits: Arc<Semaphore>,
+    /// Slots of long-lived streams (listen, GET), apart from the request `permits`.
+    streams: StreamLimiter,
     tool_index: Mutex<Option<(u64, ToolIndex)>>,
 }
 
@@ -96,6 +101,7 @@ impl McpHttpService {
                     max_lifetime: config.session_max_lifetime,
                 })),
                 permits: Arc::new(Semaphore::new(config.max_concurrent_requests)),
+                streams: StreamLimiter::new(&config),
                 config,
                 tool_index: Mutex::new(None),
             }),
@@ -157,7 +163,10 @@ impl State {
         };
         match *request.method() {
             Method::POST => self.post(request, auth).await,
-            Method::GET => self.get(request.headers(), auth),
+            Method::GET => {
+                let client = Client::of(auth.as_deref(), request.extensions());
+                self.get(request.headers(), auth, client)
+            }
             Method::DELETE => self.delete(request.headers(), auth),
             _ => method_not_allowed("GET, POST, DELETE"),
         }
@@ -229,6 +238,12 @@ impl State {
                 );
             }
         };
+        let mut parts = parts;
+        if let JsonRpcMessage::Request(request) = &message
+            && request.method == methods::SUBSCRIPTIONS_LISTEN
+        {
+            parts.extensions.insert(ListenLifetime(self.streams.lifetime()));
+        }
         let parts = Arc::new(parts);
         let headers = &parts.headers;
         let owner = || Owner::of(auth.as_deref());
@@ -395,6 +410,31 @@ impl State {
         legacy: bool,
         caller: Caller,
         permit: OwnedSemaphorePermit,
+    ) -> (Response<HttpBody>, bool) {
+        // A listen stream lives as long as the client listens: it takes a stream slot, never
+        // one of the request slots, which it would hold indefinitely.
+        if request.method == methods::SUBSCRIPTIONS_LISTEN && !legacy {
+            let none = http::Extensions::new();
+            let extensions = caller.http.as_ref().map_or(&none, |parts| &parts.extensions);
+            let client = Client::of(caller.auth.as_deref(), extensions);
+            // Hand back the request slot taken before the body was read.
+            drop(permit);
+            return match self.streams.acquire(client, None) {
+                Ok(slot) => self.serve(session, request, legacy, slot, caller).await,
+                Err(refused) => (refused.response(Some(request.id)), false),
+            };
+        }
+        self.serve(session, request, legacy, permit, caller).await
+    }
+
+    /// Serve `request` holding `permit` (a request permit or a stream slot) until it is done.
+    async fn serve(
+        &self,
+        session: Arc<Session>,
+        request: crate::protocol::JsonRpcRequest,
+        legacy: bool,
+        permit: impl Send + 'static,
+        caller: Caller,
     ) -> (Response<HttpBody>, bool) {
         let id = request.id.clone();
         let mut events = if legacy {

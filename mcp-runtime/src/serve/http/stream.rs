@@ -8,12 +8,21 @@ use tokio::sync::mpsc;
 use super::body::Event;
 use super::reply::{accepts, empty_response, method_not_allowed, session_id, session_not_found, sse_response};
 use super::sessions::Owner;
+use super::stream_limits::{self, Client};
 use super::{HttpBody, State};
 use crate::handler::{AuthInfo, Change, Session};
 use crate::protocol::methods;
 
 impl State {
-    pub(super) fn get(self: Arc<Self>, headers: &http::HeaderMap, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody> {
+    /// Open the session's GET stream, counted as `client`'s; it holds a stream slot (never a
+    /// request slot) until it closes, and closes at the maximum stream lifetime (the
+    /// client opens it again, as it would after any dropped connection).
+    pub(super) fn get(
+        self: Arc<Self>,
+        headers: &http::HeaderMap,
+        auth: Option<Arc<AuthInfo>>,
+        client: Client,
+    ) -> Response<HttpBody> {
         let Some(id) = session_id(headers) else {
             return method_not_allowed("POST");
         };
@@ -24,13 +33,23 @@ impl State {
         if !accepts(headers, &["text/event-stream"]) {
             return empty_response(StatusCode::NOT_ACCEPTABLE);
         }
+        let slot = match self.streams.acquire(client, Some(id)) {
+            Ok(slot) => slot,
+            Err(refused) => return refused.response(None),
+        };
         let (tx, rx) = mpsc::channel(64);
         let mut changes = self.server.subscribe_changes();
         tokio::spawn(async move {
             let _hold = hold;
+            let deadline = slot.deadline();
+            let _slot = slot;
             loop {
                 let change = tokio::select! {
                     _ = tx.closed() => return,
+                    () = stream_limits::until(deadline) => {
+                        tracing::debug!("a GET stream reached its maximum lifetime; closing it");
+                        return;
+                    }
                     // The session ended (DELETE): end its stream too.
                     _ = ended.changed() => return,
                     change = changes.recv() => change,

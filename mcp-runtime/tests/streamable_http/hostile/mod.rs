@@ -34,6 +34,7 @@ mod messages;
 mod public_bind;
 mod request_headers;
 mod retry_fields;
+mod streams;
 
 // ---------------------------------------------------------------------------------------
 // The server under test
