@@ -8,3 +8,4 @@ mod auth;
 mod hostile;
 mod parts;
 mod transport;
+mod verifier_hook;

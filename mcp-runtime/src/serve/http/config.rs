@@ -27,6 +27,8 @@ pub struct HttpConfig {
     pub(crate) sse_keep_alive: Duration,
     pub(crate) allowed_hosts: Option<Vec<String>>,
     pub(crate) token_verifier: Option<Arc<dyn crate::auth::TokenVerifier>>,
+    // Auth: the protected resource this endpoint is.
+    pub(crate) resource: Option<String>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -39,6 +41,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("sse_keep_alive", &self.sse_keep_alive)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("token_verifier", &self.token_verifier.is_some())
+            .field("resource", &self.resource)
             .finish()
     }
 }
@@ -55,6 +58,7 @@ impl Default for HttpConfig {
             sse_keep_alive: Duration::from_secs(15),
             allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
             token_verifier: None,
+            resource: None,
         }
     }
 }
@@ -134,7 +138,13 @@ impl HttpConfig {
 
     /// Verify `Authorization: Bearer` tokens with `verifier`; requests without a valid one
     /// get 401. The caller's [`AuthInfo`] reaches handlers through the context and binds
-    /// sealed request state to the principal.
+    /// sealed request state to the principal. The scheme is matched without regard to
+    /// case (`bearer`, `BEARER`), and the transport calls the verifier's
+    /// [`verify_request`](crate::auth::TokenVerifier::verify_request).
+    ///
+    /// An [`AuthInfo`] whose [`expires_at`](crate::auth::AuthInfo::expires_at) (seconds since the Unix
+    /// epoch) is now or past gets 401 with `WWW-Authenticate: Bearer error="invalid_token"`,
+    /// whether the verifier or a layer produced it.
     ///
     /// Without a verifier, the endpoint takes the [`AuthInfo`] that a layer in front of it
     /// (an axum middleware, a gateway adapter) inserted into the request's extensions, and
@@ -144,6 +154,17 @@ impl HttpConfig {
     #[must_use]
     pub fn token_verifier(mut self, verifier: impl crate::auth::TokenVerifier) -> Self {
         self.token_verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// The canonical URI of this server as an OAuth protected resource (RFC 8707, RFC
+    /// 9728), e.g. `https://api.example.com/mcp`; no default. The token verifier sees it in
+    /// [`VerifyRequest::resource`](crate::auth::VerifyRequest::resource) and should refuse
+    /// tokens issued for another audience; its refusal is a 401 with
+    /// `WWW-Authenticate: Bearer error="invalid_token"`.
+    #[must_use]
+    pub fn resource(mut self, uri: impl Into<String>) -> Self {
+        self.resource = Some(uri.into());
         self
     }
 }

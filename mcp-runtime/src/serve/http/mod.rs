@@ -52,7 +52,6 @@ use crate::handler::AuthInfo;
 use crate::handler::{Caller, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
 use crate::wire::headers::{self, HeaderParam};
-use auth::authenticate;
 use body::Event;
 use reply::{
     accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
@@ -141,14 +140,9 @@ impl State {
                 "Forbidden: host or origin not allowed",
             );
         }
-        // The transport's own verifier wins; without one, trust what a layer in front of
-        // this service (axum middleware, a gateway adapter) put in the extensions.
-        let auth = match &self.config.token_verifier {
-            Some(verifier) => match authenticate(verifier.as_ref(), request.headers()).await {
-                Ok(auth) => Some(Arc::new(auth)),
-                Err(response) => return *response,
-            },
-            None => request.extensions().get::<AuthInfo>().cloned().map(Arc::new),
+        let auth = match auth::caller(&self.config, request.headers(), request.extensions()).await {
+            Ok(auth) => auth,
+            Err(response) => return *response,
         };
         match *request.method() {
             Method::POST => self.post(request, auth).await,
