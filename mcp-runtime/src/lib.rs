@@ -26,6 +26,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod protocol;
+#[cfg(any(feature = "server", feature = "client"))]
+mod untrusted;
 pub mod wire;
 
 #[cfg(feature = "server")]

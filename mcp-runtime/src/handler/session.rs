@@ -14,6 +14,7 @@ use crate::protocol::{
     CancelledParams, ClientCapabilities, Implementation, JsonRpcNotification, JsonRpcRequest, JsonRpcVersion,
     LoggingLevel, RequestId, methods,
 };
+use crate::untrusted::Untrusted;
 
 /// What a legacy (`initialize`) session negotiated.
 #[derive(Debug, Clone)]
@@ -193,7 +194,7 @@ impl Session {
             methods::NOTIFICATION_INITIALIZED => {
                 tracing::debug!("client sent notifications/initialized")
             }
-            other => tracing::debug!(method = other, "ignoring a notification"),
+            other => tracing::debug!(method = ?Untrusted(other), "ignoring a notification"),
         }
     }
 }

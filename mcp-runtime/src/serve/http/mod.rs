@@ -52,6 +52,7 @@ use crate::handler::AuthInfo;
 use crate::handler::{Caller, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
 use crate::wire::headers::{self, HeaderParam};
+use crate::untrusted::Untrusted;
 use body::Event;
 use reply::{
     accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
@@ -329,7 +330,7 @@ impl State {
             };
             if let Err(e) = check::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
                 // Not the message: it quotes header and argument values, which may be secrets.
-                tracing::debug!(method = %request.method, "header validation failed");
+                tracing::debug!(method = ?Untrusted(&request.method), "header validation failed");
                 return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
