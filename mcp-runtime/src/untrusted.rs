@@ -43,6 +43,9 @@ mod tests {
         let long = "é".repeat(10_000);
         let shown = format!("{:?}", Untrusted(&long));
         assert_eq!(shown, format!("{:?}… (20000 bytes)", "é".repeat(MAX_LOGGED_CHARS)));
-        assert_eq!(format!("{:?}", Untrusted(&long[..2 * MAX_LOGGED_CHARS])), format!("{:?}", &long[..2 * MAX_LOGGED_CHARS]));
+        assert_eq!(
+            format!("{:?}", Untrusted(&long[..2 * MAX_LOGGED_CHARS])),
+            format!("{:?}", &long[..2 * MAX_LOGGED_CHARS])
+        );
     }
 }

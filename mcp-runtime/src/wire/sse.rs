@@ -379,7 +379,8 @@ mod tests {
     fn ids_persist_and_commit_at_the_event_boundary() {
         let mut parser = Parser::new(1024);
         assert_eq!(parser.feed(b"id: 1\ndata: a\n\ndata: b\n\nid: 2\n"), Ok(()));
-        let ids: Vec<_> = std::iter::from_fn(|| parser.next_event()).map(|e| e.id.as_deref().map(str::to_owned)).collect();
+        let ids: Vec<_> =
+            std::iter::from_fn(|| parser.next_event()).map(|e| e.id.as_deref().map(str::to_owned)).collect();
         assert_eq!(ids, [Some("1".to_owned()), Some("1".to_owned())]);
         assert_eq!(parser.last_event_id(), Some("1"), "id 2 is not committed before its blank line");
         assert_eq!(parser.feed(b"\n"), Ok(()));
@@ -436,7 +437,14 @@ mod tests {
         let payload = "x".repeat(16 << 20);
         // One data line, and the same bytes as many short data lines.
         let single = format!("data: {payload}\n\n");
-        let lines = format!("{}\n", payload.as_bytes().chunks(100).map(|l| format!("data:{}\n", String::from_utf8_lossy(l))).collect::<String>());
+        let lines = format!(
+            "{}\n",
+            payload
+                .as_bytes()
+                .chunks(100)
+                .map(|l| format!("data:{}\n", String::from_utf8_lossy(l)))
+                .collect::<String>()
+        );
         for stream in [single, lines] {
             let (events, work) = work(stream.as_bytes(), 61, 32 << 20);
             assert_eq!(events.len(), 1);

@@ -121,7 +121,9 @@ async fn an_expired_token_gets_401_invalid_token() {
 #[tokio::test]
 async fn the_auth_scheme_is_case_insensitive() {
     let addr = start().await;
-    for value in ["Bearer token-alice", "bearer token-alice", "BEARER token-alice", "bEaReR token-alice", "Bearer   token-alice"] {
+    for value in
+        ["Bearer token-alice", "bearer token-alice", "BEARER token-alice", "bEaReR token-alice", "Bearer   token-alice"]
+    {
         let headers = Headers::modern("tools/call", Some("whoami")).set("authorization", value);
         let reply = http::post(addr, &headers, &call(1, "whoami", json!({}))).await;
         assert_eq!(reply.status, 200, "{value:?}: {}", reply.body);
@@ -138,7 +140,10 @@ async fn the_auth_scheme_is_case_insensitive() {
 
 /// A layer in front of the endpoint that authenticates every request as a caller whose
 /// token expired a minute ago.
-async fn expired_gateway(mut request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+async fn expired_gateway(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
     request.extensions_mut().insert(AuthInfo { expires_at: Some(unix_now() - 60), ..user("carol") });
     next.run(request).await
 }
@@ -156,7 +161,8 @@ async fn an_expired_caller_from_a_layer_gets_401_too() {
             eprintln!("axum stopped: {e}");
         }
     });
-    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": modern_params(json!({}), json!({}))});
+    let list =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": modern_params(json!({}), json!({}))});
     let reply = http::post(addr, &Headers::modern("tools/list", None), &list).await;
     assert_eq!(reply.status, 401, "the layer's AuthInfo has expired: {}", reply.body);
     assert_eq!(reply.header("www-authenticate"), Some("Bearer error=\"invalid_token\""));

@@ -24,7 +24,8 @@ async fn client_info_and_method_names_are_logged_escaped_and_bounded() {
     }});
     let reply = http::post(addr, &legacy_headers(None), &initialize).await;
     assert_eq!(reply.status.as_u16(), 200, "{}", reply.body);
-    let session = reply.header("mcp-session-id").unwrap_or_else(|| panic!("no session: {:?}", reply.headers)).to_owned();
+    let session =
+        reply.header("mcp-session-id").unwrap_or_else(|| panic!("no session: {:?}", reply.headers)).to_owned();
     let notification = json!({"jsonrpc": "2.0", "method": format!("notifications/x\n{FORGED}")});
     let reply = http::post(addr, &legacy_headers(Some(&session)), &notification).await;
     assert_eq!(reply.status.as_u16(), 202, "{}", reply.body);

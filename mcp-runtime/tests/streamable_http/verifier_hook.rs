@@ -34,7 +34,8 @@ impl TokenVerifier for AudienceVerifier {
             tenant.map(str::to_owned),
         ));
         let accepted = request.token() == "good" && request.resource() == Some("https://api.example.com/mcp");
-        let auth = accepted.then(|| AuthInfo { client_id: "app".into(), subject: Some("ann".into()), ..AuthInfo::default() });
+        let auth =
+            accepted.then(|| AuthInfo { client_id: "app".into(), subject: Some("ann".into()), ..AuthInfo::default() });
         Box::pin(async move { auth })
     }
 }
