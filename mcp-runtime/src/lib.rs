@@ -26,8 +26,6 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod protocol;
-#[cfg(any(feature = "server", feature = "client"))]
-mod untrusted;
 pub mod wire;
 
 #[cfg(feature = "server")]

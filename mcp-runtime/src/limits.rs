@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request};
 use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, methods};
-use crate::untrusted::Untrusted;
+use crate::wire::untrusted::Untrusted;
 
 /// Per-request limits of a [`Server`](crate::Server), set with
 /// [`ServerBuilder::limits`](crate::server::ServerBuilder::limits).

@@ -17,7 +17,7 @@ use crate::protocol::{
     ElicitationCapability, Error, ErrorCode, InputRequest, InputResponse, JsonObject, ListRootsResult,
     LoggingMessageParams, ProgressParams, RequestId, RootsCapability, SamplingCapability, methods,
 };
-use crate::untrusted::Untrusted;
+use crate::wire::untrusted::Untrusted;
 
 /// A boxed, sendable future.
 pub type CallbackFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

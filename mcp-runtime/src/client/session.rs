@@ -19,8 +19,8 @@ use crate::protocol::{
     LoggingMessageParams, Outcome, ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, Tool, keys, methods,
 };
-use crate::untrusted::Untrusted;
 use crate::wire::headers::HeaderParam;
+use crate::wire::untrusted::Untrusted;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -14,7 +14,7 @@ use crate::protocol::{
     CancelledParams, ClientCapabilities, Implementation, JsonRpcNotification, JsonRpcRequest, JsonRpcVersion,
     LoggingLevel, RequestId, methods,
 };
-use crate::untrusted::Untrusted;
+use crate::wire::untrusted::Untrusted;
 
 /// What a legacy (`initialize`) session negotiated.
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
 use crate::protocol::{ErrorCode, JsonObject, methods};
-use crate::untrusted::Untrusted;
+use crate::wire::untrusted::Untrusted;
 
 /// The one error every inbound failure gets, whatever the cause.
 pub fn invalid_request_state() -> Error {

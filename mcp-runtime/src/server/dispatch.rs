@@ -25,7 +25,7 @@ use crate::protocol::{
     ProgressToken, Revision, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, downgrade_result,
     keys, methods,
 };
-use crate::untrusted::Untrusted;
+use crate::wire::untrusted::Untrusted;
 
 fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
     params.and_then(|p| p.get("_meta")).and_then(Value::as_object)

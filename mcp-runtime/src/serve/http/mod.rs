@@ -51,8 +51,8 @@ use crate::Server;
 use crate::handler::AuthInfo;
 use crate::handler::{Caller, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
-use crate::untrusted::Untrusted;
 use crate::wire::headers::{self, HeaderParam};
+use crate::wire::untrusted::Untrusted;
 use body::Event;
 use reply::{
     accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
