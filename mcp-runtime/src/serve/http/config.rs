@@ -142,9 +142,10 @@ impl HttpConfig {
     /// case (`bearer`, `BEARER`), and the transport calls the verifier's
     /// [`verify_request`](crate::auth::TokenVerifier::verify_request).
     ///
-    /// An [`AuthInfo`] whose [`expires_at`](crate::auth::AuthInfo::expires_at) (seconds since the Unix
-    /// epoch) is now or past gets 401 with `WWW-Authenticate: Bearer error="invalid_token"`,
-    /// whether the verifier or a layer produced it.
+    /// An [`AuthInfo`](crate::handler::AuthInfo) whose
+    /// [`expires_at`](crate::auth::AuthInfo::expires_at) (seconds since the Unix epoch) is
+    /// now or past gets 401 with `WWW-Authenticate: Bearer error="invalid_token"`, whether
+    /// the verifier or a layer produced it.
     ///
     /// Without a verifier, the endpoint takes the [`AuthInfo`] that a layer in front of it
     /// (an axum middleware, a gateway adapter) inserted into the request's extensions, and
