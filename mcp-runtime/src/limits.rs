@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request};
 use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, methods};
+use crate::wire::untrusted::Untrusted;
 
 /// Per-request limits of a [`Server`](crate::Server), set with
 /// [`ServerBuilder::limits`](crate::server::ServerBuilder::limits).
@@ -124,7 +125,7 @@ impl Limits {
         if let Some(Value::String(state)) = params.get("requestState")
             && state.len() > self.max_request_state_bytes
         {
-            tracing::warn!(method, limit = self.max_request_state_bytes, "rejecting an oversized requestState");
+            tracing::warn!(method = ?Untrusted(method), limit = self.max_request_state_bytes, "rejecting an oversized requestState");
             return Err(Error::invalid_params(format!(
                 "Invalid params: requestState exceeds {} bytes",
                 self.max_request_state_bytes
@@ -136,7 +137,7 @@ impl Limits {
             Some(_) => return Err(Error::invalid_params("Invalid params: inputResponses must be an object")),
         };
         if responses.len() > self.max_input_responses {
-            tracing::warn!(method, limit = self.max_input_responses, "rejecting too many inputResponses");
+            tracing::warn!(method = ?Untrusted(method), limit = self.max_input_responses, "rejecting too many inputResponses");
             return Err(Error::invalid_params(format!(
                 "Invalid params: more than {} inputResponses",
                 self.max_input_responses
@@ -145,7 +146,7 @@ impl Limits {
         for response in responses.values() {
             if encoded_len_exceeds(response, self.max_input_response_bytes) {
                 tracing::warn!(
-                    method,
+                    method = ?Untrusted(method),
                     limit = self.max_input_response_bytes,
                     "rejecting an oversized inputResponses entry"
                 );
@@ -168,7 +169,7 @@ impl Limits {
         match tokio::time::timeout(limit, handler).await {
             Ok(outcome) => outcome,
             Err(_) => {
-                tracing::warn!(method, limit_ms = limit.as_millis() as u64, "a handler timed out; cancelling it");
+                tracing::warn!(method = ?Untrusted(method), limit_ms = limit.as_millis() as u64, "a handler timed out; cancelling it");
                 Err(Error::new(ErrorCode::REQUEST_TIMEOUT, "Request timed out"))
             }
         }

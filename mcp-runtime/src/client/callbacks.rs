@@ -17,6 +17,7 @@ use crate::protocol::{
     ElicitationCapability, Error, ErrorCode, InputRequest, InputResponse, JsonObject, ListRootsResult,
     LoggingMessageParams, ProgressParams, RequestId, RootsCapability, SamplingCapability, methods,
 };
+use crate::wire::untrusted::Untrusted;
 
 /// A boxed, sendable future.
 pub type CallbackFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -193,7 +194,7 @@ impl Callbacks {
                     cb(p);
                 }
             }
-            other => tracing::debug!(method = other, "notification ignored"),
+            other => tracing::debug!(method = ?Untrusted(other), "notification ignored"),
         }
     }
 }

@@ -211,8 +211,8 @@ impl Shared {
             if let Some(answer) = self.read_stream(id, &mut events).await? {
                 return answer;
             }
-            last_id = events.last_id.or(last_id);
-            retry_ms = events.retry_ms.or(retry_ms);
+            last_id = events.last_id().or(last_id);
+            retry_ms = events.retry_ms().or(retry_ms);
         }
         Err(ClientError::transport("the response stream ended without an answer"))
     }
@@ -374,7 +374,7 @@ impl Link for HttpLink {
                 }
                 let legacy = matches!(lock(&shared.state).era, LinkEra::Legacy(_));
                 if legacy {
-                    return shared.resume(&id, events.last_id, events.retry_ms).await;
+                    return shared.resume(&id, events.last_id(), events.retry_ms()).await;
                 }
                 return Err(ClientError::transport("the response stream ended without an answer"));
             }

@@ -20,6 +20,7 @@ use crate::protocol::{
     SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, Tool, keys, methods,
 };
 use crate::wire::headers::HeaderParam;
+use crate::wire::untrusted::Untrusted;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -423,7 +424,7 @@ impl Client {
                     true
                 }
                 Err(why) => {
-                    tracing::warn!(tool = %tool.name, reason = %why, "dropping a tool with an invalid x-mcp-header");
+                    tracing::warn!(tool = ?Untrusted(&tool.name), reason = ?Untrusted(&why), "dropping a tool with an invalid x-mcp-header");
                     false
                 }
             })
@@ -544,7 +545,7 @@ impl Client {
                         && self.inner.is_modern() =>
                 {
                     resent = true;
-                    tracing::info!(error = %e.message, "header mismatch; listing the tools again and resending");
+                    tracing::info!(error = ?Untrusted(&e.message), "header mismatch; listing the tools again and resending");
                     self.list_tools().await?;
                 }
                 Err(e) => return Err(e),

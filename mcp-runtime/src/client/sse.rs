@@ -11,16 +11,25 @@ pub(crate) struct Events {
     body: hyper::body::Incoming,
     parser: Parser,
     done: bool,
-    /// The last `id:` seen (for `Last-Event-ID` on a resume).
-    pub(crate) last_id: Option<String>,
-    /// The last `retry:` seen, in milliseconds.
-    pub(crate) retry_ms: Option<u64>,
 }
 
 impl Events {
     /// The events of `body`; one event may hold at most `limit` bytes.
     pub(crate) fn new(body: hyper::body::Incoming, limit: usize) -> Self {
-        Events { body, parser: Parser::new(limit), done: false, last_id: None, retry_ms: None }
+        Events { body, parser: Parser::new(limit), done: false }
+    }
+
+    /// The last event id committed on the stream (for `Last-Event-ID` on a resume).
+    ///
+    /// Read from the parser on demand: copying it after every body frame would cost a
+    /// server-chosen id's length per frame.
+    pub(crate) fn last_id(&self) -> Option<String> {
+        self.parser.last_event_id().map(str::to_owned)
+    }
+
+    /// The last `retry:` seen, in milliseconds.
+    pub(crate) fn retry_ms(&self) -> Option<u64> {
+        self.parser.retry_ms()
     }
 
     /// The next event's data (its `data:` lines joined by newlines); `None` at the end.
@@ -28,8 +37,6 @@ impl Events {
     pub(crate) async fn next(&mut self) -> Result<Option<String>, ClientError> {
         loop {
             let event = if self.done { self.parser.finish() } else { self.parser.next_event() };
-            self.last_id = self.parser.last_event_id().map(str::to_owned).or(self.last_id.take());
-            self.retry_ms = self.parser.retry_ms().or(self.retry_ms);
             match event {
                 Some(event) if event.data.is_empty() => continue,
                 Some(event) => return Ok(Some(event.data)),

@@ -23,7 +23,8 @@ pub struct AuthInfo {
     pub subject: Option<String>,
     /// Granted scopes.
     pub scopes: Vec<String>,
-    /// Expiry, seconds since the Unix epoch.
+    /// Expiry, seconds since the Unix epoch (a JWT's `exp`). The HTTP transport refuses
+    /// the caller with 401 `invalid_token` from this second on ([`AuthInfo::is_expired`]).
     pub expires_at: Option<u64>,
 }
 

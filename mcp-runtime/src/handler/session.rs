@@ -16,6 +16,7 @@ use crate::protocol::{
     CancelledParams, ClientCapabilities, Implementation, JsonRpcNotification, JsonRpcRequest, JsonRpcVersion,
     LoggingLevel, RequestId, methods,
 };
+use crate::wire::untrusted::Untrusted;
 
 /// What a legacy (`initialize`) session negotiated.
 #[derive(Debug, Clone)]
@@ -231,7 +232,7 @@ impl Session {
             methods::NOTIFICATION_INITIALIZED => {
                 tracing::debug!("client sent notifications/initialized")
             }
-            other => tracing::debug!(method = other, "ignoring a notification"),
+            other => tracing::debug!(method = ?Untrusted(other), "ignoring a notification"),
         }
     }
 }

@@ -12,6 +12,7 @@ use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
 use crate::protocol::{ErrorCode, JsonObject, methods};
+use crate::wire::untrusted::Untrusted;
 
 /// The one error every inbound failure gets, whatever the cause.
 pub fn invalid_request_state() -> Error {
@@ -27,7 +28,7 @@ pub(crate) struct Boundary {
 }
 
 fn reject(method: &str, reason: &str) -> Error {
-    tracing::warn!(method, reason, "requestState rejected");
+    tracing::warn!(method = ?Untrusted(method), reason, "requestState rejected");
     invalid_request_state()
 }
 
@@ -98,7 +99,7 @@ impl Boundary {
     /// Seal a handler's plaintext state for the client.
     pub(crate) fn outbound(&self, binding: &Binding, state: String, principal: Option<&str>) -> Result<String, Error> {
         let refuse = |why: &str| {
-            tracing::error!(method = %binding.method, why, "refusing to seal requestState");
+            tracing::error!(method = ?Untrusted(&binding.method), why, "refusing to seal requestState");
             Error::internal("Internal error")
         };
         let claim = match principal {

@@ -25,6 +25,7 @@ use crate::protocol::{
     ProgressToken, Revision, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, downgrade_result,
     keys, methods,
 };
+use crate::wire::untrusted::Untrusted;
 
 fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
     params.and_then(|p| p.get("_meta")).and_then(Value::as_object)
@@ -247,7 +248,13 @@ impl Server {
         } else {
             SUPPORTED_LEGACY_VERSIONS[0].to_owned()
         };
-        tracing::debug!(client = %p.client_info.name, %version, "legacy session initialized");
+        tracing::debug!(
+            client = ?Untrusted(&p.client_info.name),
+            client_version = ?Untrusted(&p.client_info.version),
+            client_title = ?p.client_info.title.as_deref().map(Untrusted),
+            %version,
+            "legacy session initialized"
+        );
         session.set_legacy(LegacyState {
             version: version.clone(),
             client_capabilities: p.capabilities,

@@ -9,3 +9,5 @@
 pub(crate) mod framing;
 pub mod headers;
 pub mod sse;
+#[cfg(any(feature = "server", feature = "client"))]
+pub(crate) mod untrusted;

@@ -25,6 +25,10 @@
 //! data gathered so far) may not exceed the limit given to [`Parser::new`]. Going over it
 //! is reported as [`EventTooLarge`], and the parser refuses further input.
 //!
+//! Its work is linear in the input, however the body is split: each byte is scanned for a
+//! line end once and copied at most twice (into the held line, then into the event), and
+//! an event id is shared by the events it applies to rather than copied for each.
+//!
 //! ```
 //! use mcp::wire::sse::Parser;
 //!
@@ -40,6 +44,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::Arc;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +55,9 @@ pub struct Event {
     /// The `data:` lines, joined with `\n` (empty for a lone `data:` line).
     pub data: String,
     /// The last event id in effect when the event was dispatched (set by this event's
-    /// `id:` field or an earlier one's).
-    pub id: Option<String>,
+    /// `id:` field or an earlier one's). Shared, not copied, by the events it applies to,
+    /// so a long id costs its length once, not once per event.
+    pub id: Option<Arc<str>>,
 }
 
 /// An event (or a single line) grew past the parser's limit.
@@ -89,12 +95,15 @@ pub struct Parser {
     /// The current event's `event` field.
     event: Option<String>,
     /// The id set by the latest `id:` line.
-    id_buffer: Option<String>,
+    id_buffer: Option<Arc<str>>,
     /// The id as of the last event boundary.
-    last_id: Option<String>,
+    last_id: Option<Arc<str>>,
     retry_ms: Option<u64>,
     ready: VecDeque<Event>,
     failed: bool,
+    /// Bytes examined or copied so far: the tests check that it grows linearly with input.
+    #[cfg(test)]
+    work: usize,
 }
 
 impl Parser {
@@ -113,6 +122,8 @@ impl Parser {
             retry_ms: None,
             ready: VecDeque::new(),
             failed: false,
+            #[cfg(test)]
+            work: 0,
         }
     }
 
@@ -132,14 +143,17 @@ impl Parser {
                 continue;
             }
             let Some(at) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') else {
+                self.cost(2 * chunk.len()); // scanned, then copied
                 self.line.extend_from_slice(chunk);
                 return self.check(0);
             };
+            self.cost(at + 1);
             self.after_cr = chunk[at] == b'\r';
             if self.line.is_empty() {
                 self.check(at)?;
                 self.take_line(&chunk[..at])?;
             } else {
+                self.cost(at);
                 self.line.extend_from_slice(&chunk[..at]);
                 self.check(0)?;
                 let line = std::mem::take(&mut self.line);
@@ -182,6 +196,15 @@ impl Parser {
     /// The reconnection time the server asked for with `retry:`, in milliseconds.
     pub fn retry_ms(&self) -> Option<u64> {
         self.retry_ms
+    }
+
+    /// Count `bytes` examined or copied (in tests only).
+    #[inline]
+    fn cost(&mut self, _bytes: usize) {
+        #[cfg(test)]
+        {
+            self.work += _bytes;
+        }
     }
 
     fn too_large(&self) -> EventTooLarge {
@@ -227,6 +250,8 @@ impl Parser {
         if line[0] == b':' {
             return Ok(());
         }
+        self.cost(line.len()); // the search for the colon, then at most one copy of the value
+        self.cost(line.len());
         let (field, value) = match line.iter().position(|&b| b == b':') {
             Some(at) => {
                 let value = &line[at + 1..];
@@ -244,7 +269,7 @@ impl Parser {
                 self.check(0)?;
             }
             b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
-            b"id" if !value.contains(&0) => self.id_buffer = Some(String::from_utf8_lossy(value).into_owned()),
+            b"id" if !value.contains(&0) => self.id_buffer = Some(String::from_utf8_lossy(value).into()),
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 if let Ok(ms) = std::str::from_utf8(value).unwrap_or_default().parse() {
                     self.retry_ms = Some(ms);
@@ -354,7 +379,8 @@ mod tests {
     fn ids_persist_and_commit_at_the_event_boundary() {
         let mut parser = Parser::new(1024);
         assert_eq!(parser.feed(b"id: 1\ndata: a\n\ndata: b\n\nid: 2\n"), Ok(()));
-        let ids: Vec<_> = std::iter::from_fn(|| parser.next_event()).map(|e| e.id).collect();
+        let ids: Vec<_> =
+            std::iter::from_fn(|| parser.next_event()).map(|e| e.id.as_deref().map(str::to_owned)).collect();
         assert_eq!(ids, [Some("1".to_owned()), Some("1".to_owned())]);
         assert_eq!(parser.last_event_id(), Some("1"), "id 2 is not committed before its blank line");
         assert_eq!(parser.feed(b"\n"), Ok(()));
@@ -393,6 +419,50 @@ mod tests {
         let fed = (0..100).take_while(|_| parser.feed(b"x").is_ok()).count();
         assert_eq!(fed, 16);
         assert_eq!(EventTooLarge { limit: 16 }.to_string(), "an event on the stream is larger than 16 bytes");
+    }
+
+    /// Feed `stream` in `chunk`-byte pieces, and return the events and the parser's work.
+    fn work(stream: &[u8], chunk: usize, limit: usize) -> (Vec<Event>, usize) {
+        let mut parser = Parser::new(limit);
+        let mut events = Vec::new();
+        for piece in stream.chunks(chunk) {
+            assert_eq!(parser.feed(piece), Ok(()));
+            events.extend(std::iter::from_fn(|| parser.next_event()));
+        }
+        (events, parser.work)
+    }
+
+    #[test]
+    fn one_large_event_in_small_chunks_costs_linear_work() {
+        let payload = "x".repeat(16 << 20);
+        // One data line, and the same bytes as many short data lines.
+        let single = format!("data: {payload}\n\n");
+        let lines = format!(
+            "{}\n",
+            payload
+                .as_bytes()
+                .chunks(100)
+                .map(|l| format!("data:{}\n", String::from_utf8_lossy(l)))
+                .collect::<String>()
+        );
+        for stream in [single, lines] {
+            let (events, work) = work(stream.as_bytes(), 61, 32 << 20);
+            assert_eq!(events.len(), 1);
+            assert_eq!(events[0].data.replace('\n', "").len(), payload.len());
+            assert!(work <= 4 * stream.len(), "{work} bytes of work for {} bytes of stream", stream.len());
+        }
+    }
+
+    #[test]
+    fn a_long_id_is_not_copied_again_for_every_event() {
+        let mut stream = format!("id: {}\n\n", "i".repeat(64 << 10));
+        for _ in 0..10_000 {
+            stream.push_str("data:x\n\n\n");
+        }
+        let (events, work) = work(stream.as_bytes(), 61, 1 << 20);
+        assert_eq!(events.len(), 10_000);
+        assert!(events.iter().all(|e| e.id.as_deref().map(str::len) == Some(64 << 10)));
+        assert!(work <= 4 * stream.len(), "{work} bytes of work for {} bytes of stream", stream.len());
     }
 
     #[test]

@@ -6,5 +6,7 @@ mod support;
 
 mod auth;
 mod hostile;
+mod log_escaping;
 mod parts;
 mod transport;
+mod verifier_hook;

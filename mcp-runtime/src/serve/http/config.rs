@@ -50,6 +50,8 @@ pub struct HttpConfig {
     pub(crate) max_streams_per_client: usize,
     pub(crate) max_stream_lifetime: Duration,
     pub(crate) max_get_streams_per_session: usize,
+    // Auth: the protected resource this endpoint is.
+    pub(crate) resource: Option<String>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -72,6 +74,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_streams_per_client", &self.max_streams_per_client)
             .field("max_stream_lifetime", &self.max_stream_lifetime)
             .field("max_get_streams_per_session", &self.max_get_streams_per_session)
+            .field("resource", &self.resource)
             .finish()
     }
 }
@@ -102,6 +105,7 @@ impl Default for HttpConfig {
             max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
             max_stream_lifetime: DEFAULT_MAX_STREAM_LIFETIME,
             max_get_streams_per_session: DEFAULT_MAX_GET_STREAMS_PER_SESSION,
+            resource: None,
         }
     }
 }
@@ -191,7 +195,14 @@ impl HttpConfig {
 
     /// Verify `Authorization: Bearer` tokens with `verifier`; requests without a valid one
     /// get 401. The caller's [`AuthInfo`] reaches handlers through the context and binds
-    /// sealed request state to the principal.
+    /// sealed request state to the principal. The scheme is matched without regard to
+    /// case (`bearer`, `BEARER`), and the transport calls the verifier's
+    /// [`verify_request`](crate::auth::TokenVerifier::verify_request).
+    ///
+    /// An [`AuthInfo`](crate::handler::AuthInfo) whose
+    /// [`expires_at`](crate::auth::AuthInfo::expires_at) (seconds since the Unix epoch) is
+    /// now or past gets 401 with `WWW-Authenticate: Bearer error="invalid_token"`, whether
+    /// the verifier or a layer produced it.
     ///
     /// Without a verifier, the endpoint takes the [`AuthInfo`] that a layer in front of it
     /// (an axum middleware, a gateway adapter) inserted into the request's extensions, and
@@ -328,6 +339,17 @@ impl HttpConfig {
     #[must_use]
     pub fn max_get_streams_per_session(mut self, streams: usize) -> Self {
         self.max_get_streams_per_session = streams;
+        self
+    }
+
+    /// The canonical URI of this server as an OAuth protected resource (RFC 8707, RFC
+    /// 9728), e.g. `https://api.example.com/mcp`; no default. The token verifier sees it in
+    /// [`VerifyRequest::resource`](crate::auth::VerifyRequest::resource) and should refuse
+    /// tokens issued for another audience; its refusal is a 401 with
+    /// `WWW-Authenticate: Bearer error="invalid_token"`.
+    #[must_use]
+    pub fn resource(mut self, uri: impl Into<String>) -> Self {
+        self.resource = Some(uri.into());
         self
     }
 }

@@ -55,7 +55,7 @@ use crate::handler::{Caller, Session};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
 use crate::server::ListenLifetime;
 use crate::wire::headers::{self, HeaderParam};
-use auth::authenticate;
+use crate::wire::untrusted::Untrusted;
 use body::Event;
 use reply::{
     accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
@@ -152,14 +152,9 @@ impl State {
                 "Forbidden: host or origin not allowed",
             );
         }
-        // The transport's own verifier wins; without one, trust what a layer in front of
-        // this service (axum middleware, a gateway adapter) put in the extensions.
-        let auth = match &self.config.token_verifier {
-            Some(verifier) => match authenticate(verifier.as_ref(), request.headers()).await {
-                Ok(auth) => Some(Arc::new(auth)),
-                Err(response) => return *response,
-            },
-            None => request.extensions().get::<AuthInfo>().cloned().map(Arc::new),
+        let auth = match auth::caller(&self.config, request.headers(), request.extensions()).await {
+            Ok(auth) => auth,
+            Err(response) => return *response,
         };
         match *request.method() {
             Method::POST => self.post(request, auth).await,
@@ -353,7 +348,7 @@ impl State {
             };
             if let Err(e) = check::validate(headers, &request.method, request.params.as_ref(), &tool_params) {
                 // Not the message: it quotes header and argument values, which may be secrets.
-                tracing::debug!(method = %request.method, "header validation failed");
+                tracing::debug!(method = ?Untrusted(&request.method), "header validation failed");
                 return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
