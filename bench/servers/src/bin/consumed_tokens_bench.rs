@@ -1,6 +1,8 @@
 //! What one `consume` costs in the single-use store ([`InMemoryConsumedTokens`]) holding
 //! 2^18 live ids: the store fills with that many unexpired ids, then each timed call
 //! presents an id it already holds (a replayed token: refused, so the store stays full).
+//! A second store, with room for twice as many, then times new ids on top of 2^18 live
+//! ones, the clock moving 1 ms per call so that expiry buckets come and go.
 //!
 //! `cargo run --release -p mcp-bench-servers --bin consumed_tokens_bench [CALLS]`
 //!
@@ -45,6 +47,23 @@ fn main() {
         "consume (replay) with {LIVE} live ids: {:.3} ms per call ({:.0} ns) over {calls} calls",
         ms(replay) / calls as f64,
         ns(replay) / calls as f64,
+    );
+
+    let store = InMemoryConsumedTokens::bounded(2 * LIVE as usize);
+    for n in 0..LIVE {
+        assert!(store.consume(id(n), NOW_MS + n % TTL_MS, NOW_MS), "id {n} was refused while filling");
+    }
+    let started = Instant::now();
+    for n in 0..calls {
+        let now = NOW_MS + n;
+        let fresh = black_box(store.consume(id(LIVE + n), now + TTL_MS, now));
+        assert!(fresh, "a new id was refused");
+    }
+    let fresh = started.elapsed();
+    println!(
+        "consume (new id) with {LIVE} live ids: {:.3} ms per call ({:.0} ns) over {calls} calls",
+        ms(fresh) / calls as f64,
+        ns(fresh) / calls as f64,
     );
 }
 
