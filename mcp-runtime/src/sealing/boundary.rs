@@ -84,11 +84,17 @@ impl Boundary {
         let now = self.security.clock.now_ms();
         let envelope = Envelope::open(&bytes, now, binding, self.audience.as_deref(), principal)
             .map_err(|r| reject(&binding.method, r.reason()))?;
+        // `open` checked the expiry minted into the token; the ttl in force now bounds it
+        // too, so that lowering the ttl shortens tokens already issued.
+        let expires = envelope.exp.min(envelope.iat.saturating_add(self.security.ttl_ms));
+        if now >= expires {
+            return Err(reject(&binding.method, Rejection::Expired.reason()));
+        }
         if let Some(store) = &self.security.single_use {
             let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
             let mut id = [0u8; 16];
             id.copy_from_slice(&digest.as_ref()[..16]);
-            if !store.consume(id, envelope.exp, now) {
+            if !store.consume(id, expires, now) {
                 return Err(reject(&binding.method, Rejection::Replayed.reason()));
             }
         }

@@ -157,7 +157,7 @@ pub enum Rejection {
     PrincipalDrift,
     /// Minted for another principal.
     Principal,
-    /// Already used (single-use mode).
+    /// Already used, or the single-use store has no room to record it (single-use mode).
     Replayed,
 }
 
@@ -172,7 +172,7 @@ impl Rejection {
             Rejection::Audience => "audience",
             Rejection::PrincipalDrift => "principal drift",
             Rejection::Principal => "principal",
-            Rejection::Replayed => "replayed",
+            Rejection::Replayed => "replayed or single-use store full",
         }
     }
 }

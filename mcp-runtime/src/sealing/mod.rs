@@ -20,17 +20,19 @@
 
 mod boundary;
 mod codec;
+mod consumed;
 mod envelope;
 mod policy;
 
 pub use boundary::{Sealed, SealingLayer, invalid_request_state};
 pub use codec::{AesGcmCodec, InvalidRequestState, MIN_KEY_BYTES, RequestStateCodec, SealError};
+pub use consumed::{ConsumedTokens, InMemoryConsumedTokens};
 #[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub use envelope::{Binding, Envelope, FUTURE_SKEW_MS, Rejection, args_digest};
 pub use policy::{
-    Clock, ConfigError, ConsumedTokens, DEFAULT_TTL, InMemoryConsumedTokens, PrincipalBinding, PrincipalFn,
-    RequestStateSecurity, RequestStateSecurityBuilder, SystemClock,
+    Clock, ConfigError, DEFAULT_TTL, PrincipalBinding, PrincipalFn, RequestStateSecurity, RequestStateSecurityBuilder,
+    SystemClock,
 };
 
 /// Equality of two byte strings in time independent of where they differ.

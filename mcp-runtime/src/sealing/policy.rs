@@ -1,10 +1,10 @@
 //! `RequestStateSecurity`: how `requestState` is sealed, bound and checked.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::codec::{AesGcmCodec, RequestStateCodec};
+use super::consumed::ConsumedTokens;
 use crate::handler::RequestContext;
 
 /// An invalid sealing configuration, reported when it is built.
@@ -65,35 +65,6 @@ impl std::fmt::Debug for PrincipalBinding {
             PrincipalBinding::Disabled => "Disabled",
             PrincipalBinding::Custom(_) => "Custom",
         })
-    }
-}
-
-/// Remembers tokens already used, for single-use mode.
-pub trait ConsumedTokens: Send + Sync + 'static {
-    /// Record `id` (valid until `expires_ms`); false when it was already recorded.
-    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool;
-}
-
-/// An in-memory [`ConsumedTokens`], pruned of expired ids as it grows. Per process: with
-/// several instances, use a shared store.
-#[derive(Debug, Default)]
-pub struct InMemoryConsumedTokens {
-    seen: Mutex<HashMap<[u8; 16], u64>>,
-}
-
-impl ConsumedTokens for InMemoryConsumedTokens {
-    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool {
-        let mut seen = self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if seen.len() >= 1024 && seen.len().is_power_of_two() {
-            seen.retain(|_, exp| *exp > now_ms);
-        }
-        match seen.get(&id) {
-            Some(exp) if *exp > now_ms => false,
-            _ => {
-                seen.insert(id, expires_ms);
-                true
-            }
-        }
     }
 }
 
@@ -205,6 +176,13 @@ impl RequestStateSecurityBuilder {
     }
 
     /// How long each round's state stays valid (default 600 s; every round reseals).
+    ///
+    /// It is checked when a token comes back, not only when it is minted: a token is
+    /// accepted while both its minted expiry and its issue time plus the ttl in force now
+    /// are ahead. Lowering the ttl (redeploying with the same keys) therefore shortens
+    /// tokens already issued at once; raising it does not lengthen them. A token past
+    /// either limit gets the fixed `Invalid or expired requestState` error (JSON-RPC
+    /// `-32602`), and the server logs a WARN with the reason `expired`.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = Some(ttl);
         self
@@ -222,7 +200,9 @@ impl RequestStateSecurityBuilder {
         self
     }
 
-    /// Accept each token once only, remembering used ones in `store`.
+    /// Accept each token once only, remembering used ones in `store` until they expire
+    /// (for [`InMemoryConsumedTokens`](super::InMemoryConsumedTokens): bounded, refusing
+    /// new tokens when full).
     pub fn single_use(mut self, store: impl ConsumedTokens) -> Self {
         self.single_use = Some(Arc::new(store));
         self

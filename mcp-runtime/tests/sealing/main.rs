@@ -36,6 +36,7 @@ use tokio::sync::mpsc;
 mod support;
 
 mod configuration;
+mod consumed_tokens;
 mod custom_codec;
 mod legacy;
 mod logs;
@@ -43,6 +44,7 @@ mod properties;
 mod rejections;
 mod round_trips;
 mod single_use_and_unicode;
+mod ttl;
 
 const K: [u8; 32] = [0x11; 32];
 const K2: [u8; 32] = [0x22; 32];

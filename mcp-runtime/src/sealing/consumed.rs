@@ -1,0 +1,148 @@
+//! The single-use store: which tokens were already used, until they expire.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+/// Remembers tokens already used, for single-use mode.
+pub trait ConsumedTokens: Send + Sync + 'static {
+    /// Record `id` (valid until `expires_ms`). False when the token must be refused: `id` was
+    /// already recorded and has not expired, or the store cannot record it (a full store).
+    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool;
+}
+
+/// The width of an expiry bucket: ids are dropped one whole bucket at a time, at most this
+/// long after they expire.
+const BUCKET_MS: u64 = 1_000;
+
+/// An in-memory [`ConsumedTokens`], bounded. Per process: with several instances, use a
+/// shared store.
+///
+/// **Capacity.** It holds at most [`capacity`](Self::capacity) unexpired ids (default
+/// [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY), 2^18 = 262,144). Each id costs 65 to 90
+/// bytes (its 16 bytes and 8-byte expiry in a hash map kept at most 7/8 full and grown by
+/// doubling, plus the 16 bytes again in its expiry bucket), so a full default store takes
+/// about 20 MiB; memory is taken as ids arrive, not up front. A store sized for
+/// a steady `R` single-use rounds per second needs `R × ttl` ids (the default 262,144 over
+/// the default 600 s ttl is about 430 rounds per second).
+///
+/// **When it is full** of unexpired ids, a new token is refused: its retry gets the fixed
+/// `Invalid or expired requestState` error (JSON-RPC `-32602`) and a WARN is logged
+/// (`single-use store full`), until ids expire and free room. The store fails closed
+/// because the alternative, forgetting the oldest ids to make room, would let every
+/// forgotten token be replayed, and whoever can fill the store could choose when that
+/// happens: it would turn a flood into a way around single use. Refusing keeps the
+/// guarantee; the cost is that a flood of consumed tokens can deny new rounds for at most
+/// one ttl. Size the capacity and the ttl for your traffic, and rate-limit callers.
+///
+/// **Expiry** is by time bucket: each id is filed under the second its token expires in,
+/// and whole buckets are dropped once past, so a call never scans the store (amortized
+/// O(1): each id is filed and dropped once). An id is kept up to a second past its
+/// expiry, where it still counts towards the capacity.
+///
+/// ```
+/// use mcp::sealing::{InMemoryConsumedTokens, RequestStateSecurity};
+/// let security = RequestStateSecurity::builder()
+///     .keys([[7u8; 32]])
+///     .single_use(InMemoryConsumedTokens::bounded(100_000))
+///     .build()
+///     .unwrap();
+/// # let _ = security;
+/// ```
+#[derive(Debug)]
+pub struct InMemoryConsumedTokens {
+    capacity: usize,
+    inner: Mutex<Ids>,
+}
+
+/// The ids, by id (membership) and by expiry bucket (dropping).
+#[derive(Debug, Default)]
+struct Ids {
+    /// Each id and when it expires.
+    expiry: HashMap<[u8; 16], u64>,
+    /// Bucket number (the expiry in whole seconds, rounded up) to the ids filed there. An
+    /// id recorded again after it expired is filed again; its older entry is skipped when
+    /// that bucket goes.
+    buckets: BTreeMap<u64, Vec<[u8; 16]>>,
+}
+
+fn bucket_of(expires_ms: u64) -> u64 {
+    expires_ms.div_ceil(BUCKET_MS)
+}
+
+impl Ids {
+    /// Drop every bucket whose ids have all expired at `now_ms`.
+    fn drop_expired(&mut self, now_ms: u64) {
+        // Bucket `b` holds expiries in `((b - 1) s, b s]`: all past once `b s <= now`.
+        while let Some(entry) = self.buckets.first_entry() {
+            if entry.key().saturating_mul(BUCKET_MS) > now_ms {
+                break;
+            }
+            let (bucket, ids) = entry.remove_entry();
+            for id in ids {
+                if self.expiry.get(&id).is_some_and(|exp| bucket_of(*exp) == bucket) {
+                    self.expiry.remove(&id);
+                }
+            }
+        }
+    }
+}
+
+impl InMemoryConsumedTokens {
+    /// The capacity of [`Default`]: 2^18 ids, about 20 MiB when full.
+    pub const DEFAULT_CAPACITY: usize = 1 << 18;
+
+    /// A store holding at most `capacity` unexpired ids (refusing new tokens beyond; `0`
+    /// refuses every token).
+    pub fn bounded(capacity: usize) -> Self {
+        InMemoryConsumedTokens { capacity, inner: Mutex::new(Ids::default()) }
+    }
+
+    /// The most ids it holds.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// How many ids it holds now (including ids expired less than a second ago).
+    pub fn len(&self) -> usize {
+        self.lock().expiry.len()
+    }
+
+    /// Whether it holds no ids.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ids> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Default for InMemoryConsumedTokens {
+    fn default() -> Self {
+        InMemoryConsumedTokens::bounded(Self::DEFAULT_CAPACITY)
+    }
+}
+
+impl ConsumedTokens for InMemoryConsumedTokens {
+    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool {
+        let mut ids = self.lock();
+        ids.drop_expired(now_ms);
+        if ids.expiry.get(&id).is_some_and(|exp| *exp > now_ms) {
+            return false;
+        }
+        if expires_ms <= now_ms {
+            // Nothing to remember: an expired token is refused before it gets here.
+            return true;
+        }
+        if !ids.expiry.contains_key(&id) && ids.expiry.len() >= self.capacity {
+            tracing::warn!(
+                capacity = self.capacity,
+                "single-use store full: refusing new requestState tokens until recorded ones expire"
+            );
+            return false;
+        }
+        ids.expiry.insert(id, expires_ms);
+        ids.buckets.entry(bucket_of(expires_ms)).or_default().push(id);
+        true
+    }
+}
