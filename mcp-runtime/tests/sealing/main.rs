@@ -37,6 +37,7 @@ mod support;
 
 mod configuration;
 mod custom_codec;
+mod everywhere;
 mod legacy;
 mod logs;
 mod properties;
