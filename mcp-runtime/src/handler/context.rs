@@ -727,7 +727,7 @@ pub struct Context {
     input_responses: Option<crate::protocol::InputResponses>,
     request_state: Option<String>,
     /// The questions the echoed state records as asked ([`Context::record_questions`]).
-    asked: crate::resolve::asked::Asked,
+    asked: super::answers::Asked,
 }
 
 impl Context {
@@ -758,7 +758,7 @@ impl Context {
         input_responses: Option<crate::protocol::InputResponses>,
         request_state: Option<String>,
     ) -> Self {
-        let (request_state, asked) = crate::resolve::asked::split(request_state);
+        let (request_state, asked) = super::answers::split(request_state);
         Context { request, input_responses, request_state, asked }
     }
 
@@ -809,8 +809,8 @@ impl Context {
     /// assert_eq!(done["content"][0]["text"], "the secret");
     /// # }
     /// ```
-    pub fn answers(&self) -> crate::resolve::Answers<'_> {
-        crate::resolve::Answers::new(&self.asked, self.input_responses.as_ref())
+    pub fn answers(&self) -> super::Answers<'_> {
+        super::Answers::new(&self.asked, self.input_responses.as_ref())
     }
 
     /// Record in `result`'s `requestState` which questions it asks (the keys of its
@@ -824,7 +824,7 @@ impl Context {
         &self,
         result: crate::protocol::InputRequiredResult,
     ) -> crate::protocol::InputRequiredResult {
-        crate::resolve::asked::record(result)
+        super::answers::record(result)
     }
 
     /// Every answer the client sent, by key (`None` when it sent none), asked for or not.

@@ -60,7 +60,6 @@
 //! `sampling/createMessage` and `roots/list` requests and wait for the answers.
 
 mod answer;
-pub(crate) mod asked;
 #[cfg(feature = "macros")]
 pub(crate) mod cycle;
 pub(crate) mod form;
@@ -72,7 +71,6 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use answer::Answer;
-pub use asked::Answers;
 pub use form::{ElicitChoice, ElicitField, ElicitForm};
 pub use question::{Elicit, ListRoots, Question, QuestionKind, Rendered, Sample};
 

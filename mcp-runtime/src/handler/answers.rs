@@ -4,11 +4,11 @@
 //! The plaintext state of a round minted by [`Context::record_questions`] is
 //!
 //! ```json
-//! {"v":"asked/1","asked":{"<key>":"<digest>"},"state":"<the handler's own state>"}
+//! {"v":"asked/1","asked":["<key>", ...],"state":"<the handler's own state>"}
 //! ```
 //!
-//! `asked` holds the keys of the questions the round sent (each with the digest of the
-//! question, as the resolvers pin theirs); `state` is what the handler set, if anything.
+//! `asked` holds the keys of the questions the round sent; `state` is what the handler
+//! set, if anything.
 //! [`Context::new`] takes the wrapper apart again: `request_state()` is the handler's own
 //! state, and [`Context::answers`] keeps only the answers whose keys were asked.
 //!
@@ -16,17 +16,16 @@
 //! [`Context::new`]: crate::Context::new
 //! [`Context::answers`]: crate::Context::answers
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::state::question_digest;
 use crate::protocol::{InputRequiredResult, InputResponse, InputResponses};
 
 const VERSION: &str = "asked/1";
 
-/// The questions a round asked: key → digest of the question.
-pub(crate) type Asked = BTreeMap<String, String>;
+/// The keys of the questions a round asked.
+pub(crate) type Asked = BTreeSet<String>;
 
 #[derive(Serialize, Deserialize)]
 struct Wrapper {
@@ -38,7 +37,7 @@ struct Wrapper {
 
 /// Record the questions `result` asks in its state, around the state the handler set.
 pub(crate) fn record(mut result: InputRequiredResult) -> InputRequiredResult {
-    let asked = result.input_requests.iter().flatten().map(|(key, q)| (key.clone(), question_digest(q))).collect();
+    let asked = result.input_requests.iter().flatten().map(|(key, _)| key.clone()).collect();
     let wrapper = Wrapper { v: VERSION.to_owned(), asked, state: result.request_state.take() };
     result.request_state = Some(serde_json::to_string(&wrapper).unwrap_or_default());
     result
@@ -74,7 +73,7 @@ impl<'a> Answers<'a> {
 
     /// The answer under `key`, if the state asked `key` and the client answered it.
     pub fn get(&self, key: &str) -> Option<&'a InputResponse> {
-        if !self.asked.contains_key(key) {
+        if !self.asked.contains(key) {
             return None;
         }
         self.responses?.get(key)
@@ -86,7 +85,7 @@ impl<'a> Answers<'a> {
         self.responses
             .into_iter()
             .flatten()
-            .filter(move |(key, _)| asked.contains_key(key.as_str()))
+            .filter(move |(key, _)| asked.contains(key.as_str()))
             .map(|(key, answer)| (key.as_str(), answer))
     }
 
@@ -115,8 +114,7 @@ mod tests {
         let round = InputRequiredResult::ask("a", ask("A?")).and_ask("b", ask("B?")).with_state("mine");
         let (state, asked) = split(record(round).request_state);
         assert_eq!(state.as_deref(), Some("mine"));
-        assert_eq!(asked.keys().collect::<Vec<_>>(), ["a", "b"]);
-        assert_eq!(asked["a"], question_digest(&ask("A?")));
+        assert_eq!(asked.iter().collect::<Vec<_>>(), ["a", "b"]);
 
         let (state, asked) = split(record(InputRequiredResult::ask("a", ask("A?"))).request_state);
         assert_eq!((state, asked.len()), (None, 1));
@@ -124,7 +122,7 @@ mod tests {
 
     #[test]
     fn any_other_state_is_the_handlers_own_with_nothing_asked() {
-        for other in ["plain", "{\"v\":1,\"asked\":{\"a\":\"q\"}}", "{\"v\":\"asked/2\",\"asked\":{\"a\":\"q\"}}"] {
+        for other in ["plain", "{\"v\":1,\"asked\":[\"a\"]}", "{\"v\":\"asked/2\",\"asked\":[\"a\"]}"] {
             let (state, asked) = split(Some(other.to_owned()));
             assert_eq!(state.as_deref(), Some(other));
             assert!(asked.is_empty(), "{other}");
