@@ -1,13 +1,14 @@
 //! The low-level `provision` server: a tool that asks which region to use.
 //!
-//! Under 2026-07-28 it returns an `InputRequiredResult` and finishes on the retry;
-//! in a 2025-11-25 session it asks through the back-channel (`elicitation/create`).
+//! Under 2026-07-28 it returns an `InputRequiredResult` and finishes on the retry, taking
+//! the answer only if the (sealed) state of the retry asked for it; in a 2025-11-25 session
+//! it asks through the back-channel (`elicitation/create`).
 
 use mcp::protocol::{
     CallToolOutcome, CallToolParams, CallToolResult, ElicitRequestParams, ElicitationSchema, InputRequest,
     InputRequiredResult, ListToolsResult, PrimitiveSchema, StringSchema, Tool,
 };
-use mcp::{Error, RequestContext, Server};
+use mcp::{Context, Error, RequestContext, Server};
 use serde_json::json;
 
 /// The question the tool asks.
@@ -28,10 +29,12 @@ pub async fn call_tool(ctx: RequestContext, params: CallToolParams) -> Result<Ca
     let Some(name) = params.arguments.as_ref().and_then(|a| a.get("name")).and_then(|n| n.as_str()) else {
         return Ok(CallToolResult::error("`name` must be a string").into());
     };
+    let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
     let answer = if ctx.is_legacy() {
         Some(ctx.elicit(ask_region()).await?)
     } else {
-        params.input_responses.as_ref().and_then(|r| r.get("region")).and_then(|a| a.as_elicit()).cloned()
+        // Only an answer to the question the sealed state asked counts.
+        ctx.answers().get("region").and_then(|a| a.as_elicit()).cloned()
     };
     let region =
         answer.as_ref().and_then(|a| a.content.as_ref()).and_then(|c| c.get("region")).and_then(|r| r.as_str());
@@ -40,7 +43,7 @@ pub async fn call_tool(ctx: RequestContext, params: CallToolParams) -> Result<Ca
             return Ok(CallToolResult::error("No region was chosen.").into());
         }
         let ask = InputRequiredResult::ask("region", InputRequest::Elicit(ask_region()));
-        return Ok(ask.with_state("provision-v1").into());
+        return Ok(ctx.record_questions(ask.with_state("provision-v1")).into());
     };
     Ok(CallToolResult::text(format!("Provisioned '{name}' in {region}.")).into())
 }

@@ -137,9 +137,10 @@ pub fn list_workspaces(roots: Resolve<workspace_roots>) -> String {
     format!("Roots: {}", uris.join(", "))
 }
 
-/// The answer to the hand-built question `key`: from this retry's `inputResponses`
-/// (2026-07-28; `None` on the first round), or asked over the back-channel right away in
-/// a 2025-11-25 session, which has no `InputRequiredResult`.
+/// The answer to the hand-built question `key`: from this retry's answers to the questions
+/// its sealed state asked (2026-07-28; `None` on the first round, and for an answer nobody
+/// asked for), or asked over the back-channel right away in a 2025-11-25 session, which
+/// has no `InputRequiredResult`.
 async fn answer<T: ElicitForm>(
     ctx: &Context,
     key: &str,
@@ -149,7 +150,7 @@ async fn answer<T: ElicitForm>(
     let answer = if ctx.is_legacy() {
         ctx.elicit(params).await?
     } else {
-        match ctx.input_response(key).and_then(|a| a.as_elicit()) {
+        match ctx.answers().get(key).and_then(|a| a.as_elicit()) {
             Some(answer) => answer.clone(),
             None => return Ok(None),
         }
@@ -184,7 +185,8 @@ pub async fn briefing(ctx: Context) -> Result<GetPromptOutcome, Error> {
         }
         Some(Err(_)) => Err(Error::invalid_params("The briefing needs an audience.")),
         None => {
-            Ok(InputRequiredResult::ask("audience", ask::<Audience>(ASK_AUDIENCE)).with_state("briefing-v1").into())
+            let ask = InputRequiredResult::ask("audience", ask::<Audience>(ASK_AUDIENCE)).with_state("briefing-v1");
+            Ok(ctx.record_questions(ask).into())
         }
     }
 }
@@ -207,7 +209,10 @@ pub async fn db_config(ctx: Context, name: String) -> Result<ReadResourceOutcome
             Ok(ReadResourceResult::new(vec![contents]).into())
         }
         Some(_) => Err(Error::invalid_params(format!("The config of {name} was not revealed."))),
-        None => Ok(InputRequiredResult::ask("reveal", ask::<Confirm>(&question)).with_state("db-config-v1").into()),
+        None => {
+            let ask = InputRequiredResult::ask("reveal", ask::<Confirm>(&question)).with_state("db-config-v1");
+            Ok(ctx.record_questions(ask).into())
+        }
     }
 }
 

@@ -726,6 +726,8 @@ pub struct Context {
     request: RequestContext,
     input_responses: Option<crate::protocol::InputResponses>,
     request_state: Option<String>,
+    /// The questions the echoed state records as asked ([`Context::record_questions`]).
+    asked: super::answers::Asked,
 }
 
 impl Context {
@@ -756,10 +758,78 @@ impl Context {
         input_responses: Option<crate::protocol::InputResponses>,
         request_state: Option<String>,
     ) -> Self {
-        Context { request, input_responses, request_state }
+        let (request_state, asked) = super::answers::split(request_state);
+        Context { request, input_responses, request_state, asked }
     }
 
-    /// The answers to the previous round's questions, by key (`None` on the first round).
+    /// The answers that count on this retry: those to the questions its `requestState`
+    /// records as asked ([`record_questions`](Self::record_questions)). Nothing on a first
+    /// call, and nothing under a key the state did not ask: a client cannot answer a
+    /// question the server never sent. Read hand-built answers here rather than in
+    /// [`input_responses`](Self::input_responses), which holds whatever the client sent.
+    ///
+    /// The check is as strong as the state: sealed (the default), it cannot be forged;
+    /// with `without_request_state_security()` a client can claim any question was asked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use mcp::protocol::{
+    ///     CallToolOutcome, CallToolResult, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult,
+    /// };
+    /// use serde_json::json;
+    ///
+    /// /// Reveal a secret, once the user agrees (asking by hand, without a resolver).
+    /// #[mcp::tool]
+    /// fn reveal(ctx: mcp::Context) -> CallToolOutcome {
+    ///     let agreed = ctx.answers().get("reveal").and_then(|a| a.as_elicit()).is_some_and(|a| a.content.is_some());
+    ///     if agreed {
+    ///         return CallToolResult::text("the secret").into();
+    ///     }
+    ///     let question = ElicitRequestParams::form("Reveal the secret?", ElicitationSchema::default());
+    ///     ctx.record_questions(InputRequiredResult::ask("reveal", InputRequest::Elicit(question))).into()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("secrets", "1.0.0").tool::<reveal>().build();
+    /// let client = mcp::client::in_process(&server);
+    /// let meta = json!({
+    ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    /// });
+    /// let yes = json!({"reveal": {"action": "accept", "content": {}}});
+    /// // An answer sent on the first call was never asked for: the question comes back.
+    /// let first = json!({"name": "reveal", "inputResponses": yes, "_meta": meta});
+    /// let first = client.request("tools/call", first).await.unwrap();
+    /// assert_eq!(first["resultType"], "input_required");
+    /// // The same answer with the (sealed) state that asked it counts.
+    /// let retry = json!({"name": "reveal", "inputResponses": yes, "requestState": first["requestState"], "_meta": meta});
+    /// let done = client.request("tools/call", retry).await.unwrap();
+    /// assert_eq!(done["content"][0]["text"], "the secret");
+    /// # }
+    /// ```
+    pub fn answers(&self) -> super::Answers<'_> {
+        super::Answers::new(&self.asked, self.input_responses.as_ref())
+    }
+
+    /// Record in `result`'s `requestState` which questions it asks (the keys of its
+    /// `inputRequests`), around the state it already carries, so that on the retry
+    /// [`answers`](Self::answers) holds the answers to those questions and no others, and
+    /// [`request_state`](Self::request_state) is the state set here. Call it last, on the
+    /// finished result (a later `with_state` would drop the record). Under the default
+    /// sealing the whole state is sealed, so the record cannot be forged; see
+    /// [`answers`](Self::answers) for an example.
+    pub fn record_questions(
+        &self,
+        result: crate::protocol::InputRequiredResult,
+    ) -> crate::protocol::InputRequiredResult {
+        super::answers::record(result)
+    }
+
+    /// Every answer the client sent, by key (`None` when it sent none), asked for or not.
+    /// Hand-built flows read [`answers`](Self::answers) instead, which keeps only the
+    /// answers to questions this call asked.
     ///
     /// # Examples
     ///
@@ -808,7 +878,8 @@ impl Context {
         self.input_responses.as_ref()
     }
 
-    /// The answer under `key`, if the client sent one.
+    /// The answer under `key`, if the client sent one, asked for or not (see
+    /// [`answers`](Self::answers) for the answers to questions this call asked).
     ///
     /// # Examples
     ///
@@ -843,7 +914,8 @@ impl Context {
         self.input_responses.as_ref()?.get(key)
     }
 
-    /// The `requestState` the client echoed (`None` on the first round).
+    /// The `requestState` the client echoed (`None` on the first round): the handler's
+    /// own state, without the record [`record_questions`](Self::record_questions) adds.
     ///
     /// # Examples
     ///

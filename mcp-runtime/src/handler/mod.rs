@@ -32,6 +32,7 @@
 //! # let _ = Empty;
 //! ```
 
+mod answers;
 mod auth;
 mod changes;
 mod context;
@@ -45,6 +46,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+pub use answers::Answers;
 pub use auth::AuthInfo;
 pub(crate) use changes::ItemSwitch;
 pub use changes::{Change, ServerHandle};

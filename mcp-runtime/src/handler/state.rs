@@ -81,6 +81,8 @@ impl<T> std::ops::DerefMut for State<T> {
 #[derive(Debug, Clone, Default)]
 pub struct StateNeeds {
     types: Vec<(TypeId, &'static str)>,
+    /// The item takes resolvers (set by `Graph::state_needs_of`).
+    resolvers: bool,
 }
 
 impl StateNeeds {
@@ -133,6 +135,14 @@ impl StateNeeds {
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TypeId, &'static str)> + '_ {
         self.types.iter().copied()
+    }
+
+    pub(crate) fn has_resolvers(&self) -> bool {
+        self.resolvers
+    }
+
+    pub(crate) fn mark_resolvers(&mut self) {
+        self.resolvers = true;
     }
 }
 

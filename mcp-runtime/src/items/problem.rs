@@ -63,6 +63,12 @@ pub enum BuildProblem {
     NoAudience,
     /// Request-state sealing could not be set up (for example, no randomness for a key).
     Sealing(String),
+    /// Request-state sealing is turned off (`without_request_state_security`), but a tool
+    /// takes resolvers, whose recorded answers travel in the state: a client could forge them.
+    UnsealedResolvers {
+        /// The tool's name.
+        tool: String,
+    },
     /// A custom method that cannot take its name: a built-in MCP method, a notification,
     /// or a name JSON-RPC reserves.
     InvalidMethod {
@@ -109,6 +115,12 @@ impl std::fmt::Display for BuildProblem {
                  as its audience, so give the server a name or set an audience",
             ),
             BuildProblem::Sealing(why) => write!(f, "request-state sealing: {why}"),
+            BuildProblem::UnsealedResolvers { tool } => write!(
+                f,
+                "tool `{tool}` takes resolvers, whose answers travel in requestState, but sealing is turned \
+                 off: remove `without_request_state_security()` (a per-process key then seals it), or set \
+                 `request_state_security(..)` with shared keys"
+            ),
             BuildProblem::InvalidMethod { method, reason } => write!(f, "custom method `{method}`: {reason}"),
             BuildProblem::InvalidExtension { id, reason } => write!(f, "extension `{id}`: {reason}"),
             BuildProblem::MissingState { kind, name, type_name } => write!(

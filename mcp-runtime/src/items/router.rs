@@ -119,9 +119,15 @@ impl Items {
     fn need_state(&mut self, kind: ItemKind, name: &str, collect: fn(&mut StateNeeds)) {
         let mut needs = StateNeeds::default();
         collect(&mut needs);
-        if needs.type_names().next().is_some() {
+        if needs.type_names().next().is_some() || needs.has_resolvers() {
             self.state_needs.push((kind, name.to_owned(), needs));
         }
+    }
+
+    /// The tools that take resolvers (their answers travel in the sealed state).
+    pub(crate) fn tools_with_resolvers(&self) -> impl Iterator<Item = &str> {
+        let tools = self.state_needs.iter().filter(|(kind, _, needs)| *kind == ItemKind::Tool && needs.has_resolvers());
+        tools.map(|(_, name, _)| name.as_str())
     }
 
     /// A [`BuildProblem::MissingState`] for each state type an item takes that `state` lacks.

@@ -110,11 +110,14 @@ pub struct Graph {
 
 impl Graph {
     /// Add to `needs` the state types of the resolvers `collect` enters (a tool's
-    /// `state_needs`).
+    /// `state_needs`), and record that the tool takes resolvers.
     pub fn state_needs_of(needs: &mut crate::handler::StateNeeds, collect: impl FnOnce(&mut Graph)) {
         let mut graph = Graph::default();
         collect(&mut graph);
         needs.extend(&graph.states);
+        if !graph.order.is_empty() {
+            needs.mark_resolvers();
+        }
     }
 
     /// Where an entered resolver records the state types it takes.

@@ -4,8 +4,8 @@
 //! a time window, and rejects anything else with one fixed error. Handlers only ever
 //! see plaintext.
 //!
-//! Servers with macro items seal by default with a per-process key; a low-level server
-//! seals once given a policy:
+//! Every server seals by default with a per-process key, macro and low-level alike.
+//! Give it a policy for shared keys (several instances), a ttl or single use:
 //!
 //! ```
 //! use mcp::sealing::RequestStateSecurity;

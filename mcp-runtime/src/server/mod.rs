@@ -190,17 +190,28 @@ pub struct ServerBuilder {
     state: crate::handler::StateMap,
 }
 
+/// The WARN of a server built without request-state sealing (once per build).
+fn warn_unsealed() {
+    tracing::warn!(
+        "requestState sealing is off (without_request_state_security): clients can forge the state \
+         handlers receive; remove the call to seal with a per-process key, or use request_state_security"
+    );
+}
+
 /// A user layer, applied to the stack when the server is built.
 type WrapFn = Box<dyn FnOnce(Arc<dyn Handler>) -> Arc<dyn Handler> + Send>;
 
 /// Whether `requestState` is sealed.
 enum SecuritySetting {
-    /// Sealed with a per-process key when macro items are registered; plain otherwise.
+    /// Sealed with a per-process key (macro and low-level servers alike).
     Default,
     /// Sealed with this policy.
     Explicit(crate::sealing::RequestStateSecurity),
-    /// Never sealed.
+    /// Never sealed; refused next to resolvers.
     Disabled,
+    /// Never sealed, resolvers or not: for tests that read or forge the resolvers' state.
+    #[cfg(feature = "test-util")]
+    PlaintextForTests,
 }
 
 /// Why a server could not be built: every [`BuildProblem`] found (duplicate names, items
@@ -352,15 +363,32 @@ impl ServerBuilder {
         self
     }
 
-    /// Seal `requestState` with this policy (one line turns sealing on for a low-level server).
+    /// Seal `requestState` with this policy: shared keys for several instances, a ttl,
+    /// single use, the principal binding. Without it every server (macro or low-level)
+    /// seals with a per-process key, so state minted by one process is refused by another.
     pub fn request_state_security(mut self, security: crate::sealing::RequestStateSecurity) -> Self {
         self.security = SecuritySetting::Explicit(security);
         self
     }
 
-    /// Never seal `requestState` (it then crosses the wire as the handlers wrote it).
+    /// Never seal `requestState`: it then crosses the wire as the handlers wrote it, and
+    /// handlers receive whatever state a client sends, so a client can forge a round
+    /// (answers included). Building logs a WARN saying so.
+    ///
+    /// A server with resolvers (`Resolve<..>` parameters) is not built this way: their
+    /// recorded answers travel in the state, so [`try_build`](Self::try_build) reports
+    /// [`BuildProblem::UnsealedResolvers`].
     pub fn without_request_state_security(mut self) -> Self {
         self.security = SecuritySetting::Disabled;
+        self
+    }
+
+    /// Never seal `requestState`, even next to resolvers: for tests that read or forge
+    /// the resolvers' plaintext state. Not for servers.
+    #[cfg(feature = "test-util")]
+    #[doc(hidden)]
+    pub fn plaintext_request_state_for_tests(mut self) -> Self {
+        self.security = SecuritySetting::PlaintextForTests;
         self
     }
 
@@ -478,16 +506,24 @@ impl ServerBuilder {
                 }
                 Some(security)
             }
-            SecuritySetting::Default if tools || prompts || resources => {
-                match crate::sealing::RequestStateSecurity::ephemeral() {
-                    Ok(security) => Some(security),
-                    Err(e) => {
-                        problems.push(BuildProblem::Sealing(e.to_string()));
-                        None
-                    }
+            SecuritySetting::Default => match crate::sealing::RequestStateSecurity::ephemeral() {
+                Ok(security) => Some(security),
+                Err(e) => {
+                    problems.push(BuildProblem::Sealing(e.to_string()));
+                    None
                 }
+            },
+            SecuritySetting::Disabled => {
+                let unsealed = items.tools_with_resolvers();
+                problems.extend(unsealed.map(|tool| BuildProblem::UnsealedResolvers { tool: tool.to_owned() }));
+                warn_unsealed();
+                None
             }
-            SecuritySetting::Default | SecuritySetting::Disabled => None,
+            #[cfg(feature = "test-util")]
+            SecuritySetting::PlaintextForTests => {
+                warn_unsealed();
+                None
+            }
         };
         if !problems.is_empty() {
             return Err(BuildError { problems });

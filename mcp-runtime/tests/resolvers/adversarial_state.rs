@@ -74,7 +74,7 @@ fn server() -> Server {
         .tool::<request_access>()
         .tool::<reserve>()
         .tool::<title>()
-        .without_request_state_security()
+        .plaintext_request_state_for_tests()
         .build()
 }
 

@@ -162,7 +162,7 @@ fn server() -> Server {
 
 /// The same tools with plaintext `requestState`, to read the engine's progress.
 fn plain_server() -> Server {
-    builder("chains-plain").without_request_state_security().build()
+    builder("chains-plain").plaintext_request_state_for_tests().build()
 }
 
 #[tokio::test]

@@ -17,7 +17,8 @@
 //!
 //! Servers built with the defaults seal `requestState`; the modules that need to read or
 //! forge the resolvers' plaintext state (`{"v":1,"outcomes":{..},"asked":{..}}`) build
-//! their server with `without_request_state_security()`.
+//! their server with the test-only `plaintext_request_state_for_tests()`
+//! (`without_request_state_security()` is a build error next to resolvers).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

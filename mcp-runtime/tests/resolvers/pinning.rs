@@ -26,7 +26,7 @@ fn builder(name: &str) -> mcp::server::ServerBuilder {
 }
 
 fn plain_server() -> Server {
-    builder("pinning-plain").without_request_state_security().build()
+    builder("pinning-plain").plaintext_request_state_for_tests().build()
 }
 
 fn both_answers() -> Value {

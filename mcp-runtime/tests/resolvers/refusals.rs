@@ -110,7 +110,7 @@ async fn an_outcome_consumer_receives_accept_decline_and_cancel() {
 
 #[tokio::test]
 async fn a_refusal_is_recorded_in_the_state_and_not_asked_again() {
-    let client = in_process(&builder("refusals-plain").without_request_state_security().build());
+    let client = in_process(&builder("refusals-plain").plaintext_request_state_for_tests().build());
     for (answer, action) in [(decline(), "decline"), (cancel(), "cancel")] {
         let next_label = format!("Next, after {action}?");
         let run = Driver::new(Script::new().on("Start?", answer).on(&next_label, accept(json!({"value": "n"}))))

@@ -38,6 +38,7 @@ mod support;
 mod configuration;
 mod consumed_tokens;
 mod custom_codec;
+mod everywhere;
 mod legacy;
 mod logs;
 mod properties;
