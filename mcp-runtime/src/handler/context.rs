@@ -73,6 +73,7 @@ pub(crate) struct Caller {
 
 impl Caller {
     /// A caller known only by its verified identity (or not at all).
+    #[cfg_attr(not(feature = "http"), allow(clippy::needless_update, reason = "the `http` feature adds a field"))]
     pub(crate) fn authenticated(auth: Option<Arc<AuthInfo>>) -> Self {
         Caller { auth, ..Caller::default() }
     }

@@ -55,6 +55,7 @@ pub use context::{Context, RequestContext};
 pub(crate) use panic::CatchUnwind;
 pub use reply::Reply;
 pub(crate) use response::{Payload, busy, error_frame, payload_frame};
+#[cfg(feature = "http")]
 pub(crate) use session::Hold;
 pub(crate) use session::LegacyState;
 pub use session::Session;

@@ -37,6 +37,7 @@ pub struct Session {
     subscriptions: Mutex<std::collections::HashSet<String>>,
     /// Uses that keep the session from being idle besides running requests (an open GET
     /// stream, a request between its lookup and its start).
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "only HTTP sessions expire and are evicted"))]
     holds: AtomicUsize,
     /// When the session was last looked up or stopped being used.
     last_active: Mutex<Instant>,
@@ -137,6 +138,7 @@ impl Session {
 
     /// Keep the session busy (not idle, so neither expired nor evicted) until the returned
     /// guard drops.
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "only HTTP sessions expire and are evicted"))]
     pub(crate) fn hold(self: &Arc<Self>) -> Hold {
         self.holds.fetch_add(1, Ordering::AcqRel);
         Hold(Arc::clone(self))
@@ -144,6 +146,7 @@ impl Session {
 
     /// Since when the session has been idle: no request running, nothing holding it.
     /// `None` while it is busy.
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "only HTTP sessions expire and are evicted"))]
     pub(crate) fn idle_since(&self) -> Option<Instant> {
         if self.holds.load(Ordering::Acquire) > 0 || !lock(&self.in_flight).is_empty() {
             return None;
@@ -239,6 +242,7 @@ impl Session {
 
 /// A use of a session, from [`Session::hold`]; dropping it ends the use.
 #[must_use = "the session is busy only while the hold lives"]
+#[cfg_attr(not(feature = "http"), allow(dead_code, reason = "only HTTP sessions expire and are evicted"))]
 pub(crate) struct Hold(Arc<Session>);
 
 impl Drop for Hold {
