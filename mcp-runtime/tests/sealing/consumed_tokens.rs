@@ -2,7 +2,7 @@
 //! full (fail closed), driven through the `ConsumedTokens` trait with explicit times.
 
 use super::*;
-use crate::support::logs::Logs;
+use crate::support::logs::capture_logs;
 use mcp::sealing::ConsumedTokens;
 
 /// A distinct id for each `n`.
@@ -71,13 +71,7 @@ fn the_default_capacity_holds_two_to_the_eighteen_ids() {
 
 #[tokio::test]
 async fn a_full_store_refuses_the_retry_with_the_fixed_error_and_a_warning() {
-    let logs = Logs::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (logs, _guard) = capture_logs();
 
     let clock = TestClock::new();
     let h = server("svc", policy(&[K], &clock).single_use(InMemoryConsumedTokens::bounded(1)).build().expect("policy"));

@@ -2,7 +2,7 @@
 //! resolvers does not build, and turning it off elsewhere warns.
 
 use super::*;
-use crate::support::logs::Logs;
+use crate::support::logs::capture_logs;
 use mcp::Resolve;
 use mcp::resolve::Elicit;
 
@@ -75,13 +75,7 @@ fn turning_sealing_off_next_to_resolvers_is_a_build_error() {
 
 #[test]
 fn turning_sealing_off_without_resolvers_builds_and_warns() {
-    let logs = Logs::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (logs, _guard) = capture_logs();
     // Another test may have hit the callsite first, on a thread without a subscriber.
     let _ = low_level(Server::builder("plain", "1.0.0")).without_request_state_security().build();
     tracing::callsite::rebuild_interest_cache();

@@ -18,7 +18,8 @@ fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn user(subject: &str) -> AuthInfo {
+/// A caller of the shared test client, known by `subject`.
+pub(crate) fn user(subject: &str) -> AuthInfo {
     AuthInfo {
         client_id: "shared-client".into(),
         issuer: Some("https://issuer.example".into()),

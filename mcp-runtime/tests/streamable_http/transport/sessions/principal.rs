@@ -1,20 +1,11 @@
 //! With auth on, a session belongs to the principal that opened it: to anyone else its id
 //! answers exactly as an unknown id does.
 
-use mcp::auth::{AuthInfo, StaticTokenVerifier};
+use mcp::auth::StaticTokenVerifier;
 
 use super::*;
+use crate::auth::user;
 use crate::support::legacy_http::initialize_with;
-
-fn user(subject: &str) -> AuthInfo {
-    AuthInfo {
-        client_id: "shared-client".into(),
-        issuer: Some("https://issuer.example".into()),
-        subject: Some(subject.into()),
-        scopes: vec!["mcp".into()],
-        expires_at: None,
-    }
-}
 
 async fn start_authenticated() -> SocketAddr {
     let verifier =
