@@ -20,12 +20,14 @@
 
 mod auth;
 mod body;
+mod challenge;
 mod check;
 mod config;
 mod connection_slots;
 mod exchange;
 mod exposure;
 mod listener;
+mod metadata;
 mod reply;
 mod request_body;
 mod security;
@@ -47,6 +49,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 pub use body::HttpBody;
 pub use config::{DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_LIFETIME, HttpConfig};
 pub use listener::Serve;
+pub use metadata::{ProtectedResourceMetadata, ProtectedResourceMetadataService};
 pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
@@ -58,8 +61,8 @@ use crate::wire::headers::{self, HeaderParam};
 use crate::wire::untrusted::Untrusted;
 use body::Event;
 use reply::{
-    accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
-    sse_response, status_for,
+    accepts, empty_response, error_response, final_response, json_response, method_not_allowed, session_id,
+    session_not_found, sse_response,
 };
 use sessions::{Owner, Sessions};
 use stream_limits::{Client, StreamLimiter};
@@ -136,6 +139,12 @@ impl State {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // The metadata document is public: no host check, no token (RFC 9728).
+        if let Some(metadata) = &self.config.protected_resource
+            && request.uri().path() == metadata.well_known_path()
+        {
+            return metadata.respond(request.method());
+        }
         if let Some(path) = &self.config.path
             && request.uri().path() != path
         {
@@ -437,8 +446,7 @@ impl State {
         } else {
             match exchange::serve_inline(self.server.clone(), session, request, permit, caller).await {
                 exchange::Served::Done(frame, error_code) => {
-                    let status = error_code.map_or(StatusCode::OK, status_for);
-                    return (json_response(status, frame), error_code.is_none());
+                    return (final_response(&self.config, frame, error_code, false), error_code.is_none());
                 }
                 exchange::Served::Streaming(first, rest) => {
                     return (sse_response(HttpBody::sse(Some(first), rest, self.config.sse_keep_alive), None), true);
@@ -447,11 +455,7 @@ impl State {
         };
         match events.recv().await {
             Some(Event::Last(frame, error_code)) => {
-                let status = match error_code {
-                    Some(code) if !legacy => status_for(code),
-                    _ => StatusCode::OK,
-                };
-                (json_response(status, frame), error_code.is_none())
+                (final_response(&self.config, frame, error_code, legacy), error_code.is_none())
             }
             Some(first @ Event::Message(_)) => {
                 (sse_response(HttpBody::sse(Some(first), events, self.config.sse_keep_alive), None), true)
