@@ -91,7 +91,9 @@ async fn a_request_without_a_token_gets_401_pointing_to_the_metadata() {
     assert_eq!(reply.status, 401, "{}", reply.body);
     assert_eq!(
         reply.header("www-authenticate"),
-        Some(r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read files:write""#)
+        Some(
+            r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read files:write""#
+        )
     );
 }
 
@@ -100,7 +102,8 @@ async fn a_bad_token_gets_401_invalid_token_pointing_to_the_metadata() {
     let addr = start().await;
     let reply = http::post(addr, &headers("read", Some("token-forged")), &call(1, "read")).await;
     assert_eq!(reply.status, 401, "{}", reply.body);
-    let expected = format!(r#"Bearer error="invalid_token", resource_metadata="{DOCUMENT_URL}", scope="files:read files:write""#);
+    let expected =
+        format!(r#"Bearer error="invalid_token", resource_metadata="{DOCUMENT_URL}", scope="files:read files:write""#);
     assert_eq!(reply.header("www-authenticate"), Some(expected.as_str()));
     assert!(!reply.body.contains("token-forged"), "the token is not echoed: {}", reply.body);
     let ok = http::post(addr, &headers("read", Some("token-reader")), &call(2, "read")).await;
@@ -112,7 +115,8 @@ async fn a_tool_refusing_for_scope_gets_403_with_a_step_up_challenge() {
     let addr = start().await;
     let reply = http::post(addr, &headers("write", Some("token-reader")), &call(7, "write")).await;
     assert_eq!(reply.status, 403, "{}", reply.body);
-    let expected = format!(r#"Bearer error="insufficient_scope", resource_metadata="{DOCUMENT_URL}", scope="files:write""#);
+    let expected =
+        format!(r#"Bearer error="insufficient_scope", resource_metadata="{DOCUMENT_URL}", scope="files:write""#);
     assert_eq!(reply.header("www-authenticate"), Some(expected.as_str()));
     assert_eq!(
         reply.json(),

@@ -23,14 +23,11 @@ pub(super) fn bearer(config: &HttpConfig, error: Option<&str>, scopes: Option<&[
         None => metadata.map(|m| m.challenge_scopes().join(" ")).unwrap_or_default(),
     };
     let scope = Some(scope).filter(|s| !s.is_empty());
-    let params: Vec<(&str, &str)> = [
-        ("error", error),
-        ("resource_metadata", url.as_deref()),
-        ("scope", scope.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(name, value)| value.map(|v| (name, v)))
-    .collect();
+    let params: Vec<(&str, &str)> =
+        [("error", error), ("resource_metadata", url.as_deref()), ("scope", scope.as_deref())]
+            .into_iter()
+            .filter_map(|(name, value)| value.map(|v| (name, v)))
+            .collect();
     header_value(&params)
 }
 

@@ -242,11 +242,17 @@ mod tests {
     #[test]
     fn the_well_known_uri_goes_between_host_and_path() {
         let at = |r: &str| ProtectedResourceMetadata::new(r).document_url();
-        assert_eq!(at("https://h.example/public/mcp"), "https://h.example/.well-known/oauth-protected-resource/public/mcp");
+        assert_eq!(
+            at("https://h.example/public/mcp"),
+            "https://h.example/.well-known/oauth-protected-resource/public/mcp"
+        );
         assert_eq!(at("https://h.example/"), "https://h.example/.well-known/oauth-protected-resource");
         assert_eq!(at("http://127.0.0.1:8000"), "http://127.0.0.1:8000/.well-known/oauth-protected-resource");
         assert_eq!(at("https://h.example/mcp?t=1"), "https://h.example/.well-known/oauth-protected-resource/mcp?t=1");
-        assert_eq!(ProtectedResourceMetadata::new("https://h.example").well_known_path(), "/.well-known/oauth-protected-resource");
+        assert_eq!(
+            ProtectedResourceMetadata::new("https://h.example").well_known_path(),
+            "/.well-known/oauth-protected-resource"
+        );
     }
 
     #[test]

@@ -62,7 +62,12 @@ pub(super) fn status_for(code: i32) -> StatusCode {
 /// status follows the code on the modern path and is 200 on the legacy one, except for a
 /// scope refusal: 403 with an `insufficient_scope` challenge on both, since 2025-11-25
 /// clients step up too.
-pub(super) fn final_response(config: &HttpConfig, frame: String, code: Option<i32>, legacy: bool) -> Response<HttpBody> {
+pub(super) fn final_response(
+    config: &HttpConfig,
+    frame: String,
+    code: Option<i32>,
+    legacy: bool,
+) -> Response<HttpBody> {
     match code {
         Some(ErrorCode::INSUFFICIENT_SCOPE) => {
             let scopes = required_scopes(&frame);
