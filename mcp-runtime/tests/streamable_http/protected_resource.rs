@@ -146,3 +146,20 @@ async fn without_protected_resource_metadata_there_is_no_document() {
     let unauthenticated = http::post(addr, &headers("read", None), &call(1, "read")).await;
     assert_eq!(unauthenticated.header("www-authenticate"), Some("Bearer"), "nothing to point to");
 }
+
+#[tokio::test]
+async fn a_scope_refusal_in_a_2025_11_25_session_is_403_too() {
+    use crate::support::legacy_http::{initialize_with, legacy_headers};
+    let addr = start().await;
+    let auth = [("authorization", "Bearer token-reader")];
+    let session = initialize_with(addr, json!({}), &auth).await;
+    let message =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write", "arguments": {}}});
+    let headers = legacy_headers(Some(&session)).set("authorization", "Bearer token-reader");
+    let reply = http::post(addr, &headers, &message).await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    let expected =
+        format!(r#"Bearer error="insufficient_scope", resource_metadata="{DOCUMENT_URL}", scope="files:write""#);
+    assert_eq!(reply.header("www-authenticate"), Some(expected.as_str()));
+    assert_eq!(reply.json()["error"]["code"], -32003, "{}", reply.body);
+}
