@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn issuer_without_a_path_probes_the_root_documents() {
-        let urls = metadata_urls(&"http://as.example".parse().unwrap());
+        let urls = metadata_urls(&"http://as.example".parse().expect("a URI"));
         assert_eq!(
             urls,
             [
@@ -78,13 +78,13 @@ mod tests {
                 "http://as.example/.well-known/openid-configuration"
             ]
         );
-        assert_eq!(metadata_urls(&"http://as.example/".parse().unwrap()), urls);
+        assert_eq!(metadata_urls(&"http://as.example/".parse().expect("a URI")), urls);
     }
 
     #[test]
     fn issuer_with_a_path_inserts_then_appends() {
         assert_eq!(
-            metadata_urls(&"http://as.example:8080/tenant1/".parse().unwrap()),
+            metadata_urls(&"http://as.example:8080/tenant1/".parse().expect("a URI")),
             [
                 "http://as.example:8080/.well-known/oauth-authorization-server/tenant1",
                 "http://as.example:8080/.well-known/openid-configuration/tenant1",

@@ -34,7 +34,9 @@ pub(crate) fn parse_url(url: &str, what: &str) -> Result<Uri, OAuthError> {
         Some("http") if uri.authority().is_some() => Ok(uri),
         Some("https") => Err(OAuthError::new(
             OAuthErrorKind::UnsupportedScheme,
-            format!("{what} is https://, which this build cannot fetch yet (plain http:// only; TLS support is coming)"),
+            format!(
+                "{what} is https://, which this build cannot fetch yet (plain http:// only; TLS support is coming)"
+            ),
         )),
         _ => Err(OAuthError::new(OAuthErrorKind::Config, format!("{what} must be an absolute http:// URL"))),
     }
@@ -72,8 +74,8 @@ impl Fetcher {
             serde_json::from_slice(&body)
                 .map_err(|_| OAuthError::new(OAuthErrorKind::Fetch, format!("GET {uri}: the body is not JSON")))
         };
-        tokio::time::timeout(self.timeout, fetch)
-            .await
-            .map_err(|_| OAuthError::new(OAuthErrorKind::Fetch, format!("GET {uri}: no answer within {:?}", self.timeout)))?
+        tokio::time::timeout(self.timeout, fetch).await.map_err(|_| {
+            OAuthError::new(OAuthErrorKind::Fetch, format!("GET {uri}: no answer within {:?}", self.timeout))
+        })?
     }
 }

@@ -260,9 +260,10 @@ fn refusal(error: &jsonwebtoken::errors::Error) -> OAuthError {
         ErrorKind::InvalidAlgorithm | ErrorKind::MissingAlgorithm | ErrorKind::InvalidAlgorithmName => {
             (OAuthErrorKind::Algorithm, "the algorithm is not allowed for this key")
         }
-        ErrorKind::InvalidRsaKey(_) | ErrorKind::InvalidEcdsaKey | ErrorKind::InvalidEddsaKey | ErrorKind::InvalidKeyFormat => {
-            (OAuthErrorKind::Jwks, "the JWKS key cannot verify this token")
-        }
+        ErrorKind::InvalidRsaKey(_)
+        | ErrorKind::InvalidEcdsaKey
+        | ErrorKind::InvalidEddsaKey
+        | ErrorKind::InvalidKeyFormat => (OAuthErrorKind::Jwks, "the JWKS key cannot verify this token"),
         ErrorKind::Json(_) | ErrorKind::InvalidClaimFormat(_) => (OAuthErrorKind::Claims, "the claims are malformed"),
         _ => (OAuthErrorKind::Malformed, "the token is malformed"),
     };

@@ -35,7 +35,7 @@ const K3: TestKey = TestKey { kid: "k3", seed: [0x33; 32] };
 
 impl TestKey {
     fn public(&self) -> Vec<u8> {
-        Ed25519KeyPair::from_seed_unchecked(&self.seed).unwrap().public_key().as_ref().to_vec()
+        Ed25519KeyPair::from_seed_unchecked(&self.seed).expect("test fixture").public_key().as_ref().to_vec()
     }
 
     fn jwk(&self) -> Value {
@@ -45,7 +45,8 @@ impl TestKey {
     /// The seed as an unencrypted PKCS #8 v1 document (RFC 8410): the fixed prefix for an
     /// Ed25519 private key, then the 32 seed bytes.
     fn encoding_key(&self) -> EncodingKey {
-        let mut der = vec![0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
+        let mut der =
+            vec![0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
         der.extend_from_slice(&self.seed);
         EncodingKey::from_ed_der(&der)
     }
@@ -59,12 +60,12 @@ impl TestKey {
         let mut header = Header::new(Algorithm::EdDSA);
         header.typ = Some("at+jwt".into());
         header.kid = Some(kid.into());
-        jsonwebtoken::encode(&header, claims, &self.encoding_key()).unwrap()
+        jsonwebtoken::encode(&header, claims, &self.encoding_key()).expect("test fixture")
     }
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now().duration_since(UNIX_EPOCH).expect("test fixture").as_secs()
 }
 
 /// The test authorization server: documents by path, and a count of JWKS fetches.
@@ -76,7 +77,7 @@ struct TestAs {
 
 impl TestAs {
     fn set(&self, path: &str, document: Value) {
-        self.documents.lock().unwrap().insert(path.to_owned(), document);
+        self.documents.lock().expect("test fixture").insert(path.to_owned(), document);
     }
 
     fn set_jwks(&self, keys: &[&TestKey]) {
@@ -89,8 +90,8 @@ impl TestAs {
 }
 
 async fn serve(test_as: Arc<TestAs>) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("test fixture");
+    let addr = listener.local_addr().expect("test fixture");
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let test_as = Arc::clone(&test_as);
@@ -101,7 +102,7 @@ async fn serve(test_as: Arc<TestAs>) -> SocketAddr {
                     if path == "/jwks" {
                         test_as.jwks_fetches.fetch_add(1, Ordering::SeqCst);
                     }
-                    let document = test_as.documents.lock().unwrap().get(&path).cloned();
+                    let document = test_as.documents.lock().expect("test fixture").get(&path).cloned();
                     let response = match document {
                         Some(document) => Response::new(Full::new(Bytes::from(document.to_string()))),
                         None => {
@@ -133,7 +134,7 @@ async fn setup(keys: &[&TestKey]) -> (Arc<TestAs>, String, JwtVerifier) {
         .audience(RESOURCE)
         .jwks_url(format!("{issuer}/jwks"))
         .build()
-        .unwrap();
+        .expect("a valid configuration");
     (test_as, issuer, verifier)
 }
 
@@ -156,12 +157,12 @@ fn refused(result: Result<AuthInfo, OAuthError>) -> OAuthErrorKind {
 #[tokio::test]
 async fn a_valid_token_is_accepted_and_mapped() {
     let (_as, issuer, verifier) = setup(&[&K1]).await;
-    let auth = verifier.verify_token(&K1.sign(&claims(&issuer)), None).await.unwrap();
+    let auth = verifier.verify_token(&K1.sign(&claims(&issuer)), None).await.expect("a valid token is accepted");
     assert_eq!(auth.client_id, "app");
     assert_eq!(auth.issuer.as_deref(), Some(issuer.as_str()));
     assert_eq!(auth.subject.as_deref(), Some("alice"));
     assert_eq!(auth.scopes, ["db:read", "db:write"]);
-    let exp = claims(&issuer)["exp"].as_u64().unwrap();
+    let exp = claims(&issuer)["exp"].as_u64().expect("test fixture");
     assert!(auth.expires_at.is_some_and(|at| at >= exp && at <= exp + 61));
 }
 
@@ -171,7 +172,11 @@ async fn the_token_verifier_hook_checks_the_transports_resource() {
     test_as.set_jwks(&[&K1]);
     let issuer = format!("http://{}", serve(Arc::clone(&test_as)).await);
     // No audience configured: the resource of the request is the audience.
-    let verifier = JwtVerifier::builder().issuer(&issuer).jwks_url(format!("{issuer}/jwks")).build().unwrap();
+    let verifier = JwtVerifier::builder()
+        .issuer(&issuer)
+        .jwks_url(format!("{issuer}/jwks"))
+        .build()
+        .expect("a valid configuration");
     let token = K1.sign(&claims(&issuer));
     assert!(verifier.verify_request(&VerifyRequest::new(&token).with_resource(RESOURCE)).await.is_some());
     let other = VerifyRequest::new(&token).with_resource("http://127.0.0.1:8000/other");
@@ -184,13 +189,13 @@ async fn the_token_verifier_hook_checks_the_transports_resource() {
 async fn azp_and_scp_are_read_when_client_id_and_scope_are_absent() {
     let (_as, issuer, verifier) = setup(&[&K1]).await;
     let mut c = claims(&issuer);
-    let c_obj = c.as_object_mut().unwrap();
+    let c_obj = c.as_object_mut().expect("test fixture");
     c_obj.remove("client_id");
     c_obj.remove("scope");
     c_obj.insert("azp".into(), json!("spa"));
     c_obj.insert("scp".into(), json!(["a", "b"]));
     c_obj.insert("aud".into(), json!(["http://elsewhere", RESOURCE]));
-    let auth = verifier.verify_token(&K1.sign(&c), None).await.unwrap();
+    let auth = verifier.verify_token(&K1.sign(&c), None).await.expect("azp and scp are read");
     assert_eq!(auth.client_id, "spa");
     assert_eq!(auth.scopes, ["a", "b"]);
 }
@@ -203,7 +208,7 @@ async fn an_expired_token_is_refused_beyond_the_leeway_only() {
     assert_eq!(refused(verifier.verify_token(&K1.sign(&c), None).await), OAuthErrorKind::Expired);
     c["exp"] = json!(now() - 10);
     assert!(verifier.verify_token(&K1.sign(&c), None).await.is_ok(), "10 s past exp is within the 60 s leeway");
-    c.as_object_mut().unwrap().remove("exp");
+    c.as_object_mut().expect("test fixture").remove("exp");
     assert_eq!(refused(verifier.verify_token(&K1.sign(&c), None).await), OAuthErrorKind::Expired);
 }
 
@@ -221,7 +226,7 @@ async fn a_token_for_another_audience_is_refused() {
     let mut c = claims(&issuer);
     c["aud"] = json!("http://127.0.0.1:9999/mcp");
     assert_eq!(refused(verifier.verify_token(&K1.sign(&c), None).await), OAuthErrorKind::Audience);
-    c.as_object_mut().unwrap().remove("aud");
+    c.as_object_mut().expect("test fixture").remove("aud");
     assert_eq!(refused(verifier.verify_token(&K1.sign(&c), None).await), OAuthErrorKind::Audience);
 }
 
@@ -245,7 +250,7 @@ async fn a_bad_signature_is_refused() {
     // A valid token with one payload byte changed.
     let token = K1.sign(&claims(&issuer));
     let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
-    let mut payload = URL_SAFE_NO_PAD.decode(&parts[1]).unwrap();
+    let mut payload = URL_SAFE_NO_PAD.decode(&parts[1]).expect("test fixture");
     payload[2] ^= 1;
     parts[1] = URL_SAFE_NO_PAD.encode(payload);
     assert!(verifier.verify_token(&parts.join("."), None).await.is_err());
@@ -269,7 +274,9 @@ async fn hs256_keyed_with_the_public_key_is_refused() {
     for secret in [public.as_slice(), x.as_bytes()] {
         let mut header = Header::new(Algorithm::HS256);
         header.kid = Some("k1".into());
-        let token = jsonwebtoken::encode(&header, &claims(&issuer), &EncodingKey::from_secret(secret).unwrap()).unwrap();
+        let token =
+            jsonwebtoken::encode(&header, &claims(&issuer), &EncodingKey::from_secret(secret).expect("test fixture"))
+                .expect("test fixture");
         assert_eq!(refused(verifier.verify_token(&token, None).await), OAuthErrorKind::Algorithm);
     }
 }
@@ -280,7 +287,9 @@ async fn a_symmetric_key_in_the_jwks_verifies_nothing() {
     test_as.set("/jwks", json!({"keys": [{"kty": "oct", "kid": "k1", "k": URL_SAFE_NO_PAD.encode(b"shared")}]}));
     let mut header = Header::new(Algorithm::HS256);
     header.kid = Some("k1".into());
-    let token = jsonwebtoken::encode(&header, &claims(&issuer), &EncodingKey::from_secret(b"shared").unwrap()).unwrap();
+    let token =
+        jsonwebtoken::encode(&header, &claims(&issuer), &EncodingKey::from_secret(b"shared").expect("test fixture"))
+            .expect("test fixture");
     assert_eq!(refused(verifier.verify_token(&token, None).await), OAuthErrorKind::UnknownKey);
 }
 
@@ -290,10 +299,10 @@ async fn a_foreign_typ_is_refused() {
     let mut header = Header::new(Algorithm::EdDSA);
     header.kid = Some("k1".into());
     header.typ = Some("dpop+jwt".into());
-    let token = jsonwebtoken::encode(&header, &claims(&issuer), &K1.encoding_key()).unwrap();
+    let token = jsonwebtoken::encode(&header, &claims(&issuer), &K1.encoding_key()).expect("test fixture");
     assert_eq!(refused(verifier.verify_token(&token, None).await), OAuthErrorKind::Type);
     header.typ = Some("JWT".into());
-    let token = jsonwebtoken::encode(&header, &claims(&issuer), &K1.encoding_key()).unwrap();
+    let token = jsonwebtoken::encode(&header, &claims(&issuer), &K1.encoding_key()).expect("test fixture");
     assert!(verifier.verify_token(&token, None).await.is_ok());
 }
 
@@ -308,7 +317,7 @@ async fn an_unknown_kid_refetches_once_within_the_rate_limit() {
         .jwks_url(format!("{issuer}/jwks"))
         .refresh_interval(Duration::from_millis(300))
         .build()
-        .unwrap();
+        .expect("test fixture");
     assert!(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await.is_ok());
     assert!(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await.is_ok());
     assert_eq!(test_as.fetches(), 1, "known keys are cached");
@@ -339,7 +348,7 @@ async fn a_refetch_is_allowed_again_after_the_interval() {
         .jwks_url(format!("{issuer}/jwks"))
         .refresh_interval(Duration::from_millis(200))
         .build()
-        .unwrap();
+        .expect("test fixture");
     assert_eq!(refused(verifier.verify_token(&K2.sign(&claims(&issuer)), None).await), OAuthErrorKind::UnknownKey);
     test_as.set_jwks(&[&K2]);
     tokio::time::sleep(Duration::from_millis(250)).await;
@@ -357,7 +366,7 @@ async fn the_jwks_is_discovered_from_rfc8414_metadata() {
         "/.well-known/oauth-authorization-server/tenant1",
         json!({"issuer": issuer, "jwks_uri": format!("{origin}/jwks")}),
     );
-    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().unwrap();
+    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().expect("a valid configuration");
     assert!(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await.is_ok());
 }
 
@@ -367,8 +376,11 @@ async fn the_jwks_is_discovered_from_oidc_metadata_as_a_fallback() {
     test_as.set_jwks(&[&K1]);
     let origin = format!("http://{}", serve(Arc::clone(&test_as)).await);
     let issuer = format!("{origin}/tenant1");
-    test_as.set("/tenant1/.well-known/openid-configuration", json!({"issuer": issuer, "jwks_uri": format!("{origin}/jwks")}));
-    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().unwrap();
+    test_as.set(
+        "/tenant1/.well-known/openid-configuration",
+        json!({"issuer": issuer, "jwks_uri": format!("{origin}/jwks")}),
+    );
+    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().expect("a valid configuration");
     assert!(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await.is_ok());
 }
 
@@ -381,7 +393,7 @@ async fn metadata_for_another_issuer_is_not_used() {
         "/.well-known/oauth-authorization-server",
         json!({"issuer": "http://evil.example", "jwks_uri": format!("{issuer}/jwks")}),
     );
-    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().unwrap();
+    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().expect("a valid configuration");
     assert_eq!(refused(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await), OAuthErrorKind::Metadata);
     assert_eq!(test_as.fetches(), 0);
 }
@@ -397,20 +409,23 @@ async fn an_oversized_jwks_is_refused() {
         .jwks_url(format!("{issuer}/jwks"))
         .max_document_bytes(1024)
         .build()
-        .unwrap();
+        .expect("test fixture");
     assert_eq!(refused(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await), OAuthErrorKind::Fetch);
 }
 
 #[test]
 fn https_urls_and_a_missing_issuer_are_configuration_errors() {
-    let https = JwtVerifier::builder().issuer("https://as.example").build().unwrap_err();
+    let https = JwtVerifier::builder().issuer("https://as.example").build().expect_err("a configuration error");
     assert_eq!(https.kind(), OAuthErrorKind::UnsupportedScheme);
-    let https_jwks =
-        JwtVerifier::builder().issuer("https://as.example").jwks_url("https://as.example/jwks").build().unwrap_err();
+    let https_jwks = JwtVerifier::builder()
+        .issuer("https://as.example")
+        .jwks_url("https://as.example/jwks")
+        .build()
+        .expect_err("a configuration error");
     assert_eq!(https_jwks.kind(), OAuthErrorKind::UnsupportedScheme);
     // An https issuer is fine when the JWKS URL is given: the issuer is only compared.
     assert!(JwtVerifier::builder().issuer("https://as.example").jwks_url("http://127.0.0.1:1/jwks").build().is_ok());
-    assert_eq!(JwtVerifier::builder().build().unwrap_err().kind(), OAuthErrorKind::Config);
+    assert_eq!(JwtVerifier::builder().build().expect_err("a configuration error").kind(), OAuthErrorKind::Config);
 }
 
 #[tokio::test]
@@ -420,6 +435,9 @@ async fn errors_never_carry_the_token_or_claims() {
     c["aud"] = json!("http://secret-audience.example");
     c["sub"] = json!("secret-subject");
     let token = K1.sign(&c);
-    let error = verifier.verify_token(&token, None).await.unwrap_err().to_string();
-    assert!(!error.contains(&token) && !error.contains("secret-subject") && !error.contains("secret-audience"), "{error}");
+    let error = verifier.verify_token(&token, None).await.expect_err("refused").to_string();
+    assert!(
+        !error.contains(&token) && !error.contains("secret-subject") && !error.contains("secret-audience"),
+        "{error}"
+    );
 }
