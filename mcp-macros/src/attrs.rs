@@ -10,20 +10,18 @@ use crate::model::{Annotations, Kind, Options};
 /// The keys each macro accepts.
 pub fn keys(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Tool => {
-            &[
-                "name",
-                "title",
-                "description",
-                "annotations",
-                "icons",
-                "meta",
-                "output_schema",
-                "inline_refs",
-                "scopes",
-                "crate",
-            ]
-        }
+        Kind::Tool => &[
+            "name",
+            "title",
+            "description",
+            "annotations",
+            "icons",
+            "meta",
+            "output_schema",
+            "inline_refs",
+            "scopes",
+            "crate",
+        ],
         Kind::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
         Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta", "scopes", "crate"],
         Kind::Resolver => &["key", "crate"],

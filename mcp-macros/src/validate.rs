@@ -303,7 +303,9 @@ fn scope_token(scope: &str) -> Result<(), String> {
         return Err(format!("empty scope: {ALLOWED}"));
     }
     match scope.chars().find(|c| !matches!(*c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E')) {
-        Some(bad) => Err(format!("the scope `{}` contains {bad:?}, which is not allowed: {ALLOWED}", scope.escape_debug())),
+        Some(bad) => {
+            Err(format!("the scope `{}` contains {bad:?}, which is not allowed: {ALLOWED}", scope.escape_debug()))
+        }
         None => Ok(()),
     }
 }

@@ -34,9 +34,9 @@ mod returns;
 #[cfg(feature = "macros")]
 pub(crate) mod roles;
 mod router;
-pub mod scopes;
 #[cfg(feature = "macros")]
 pub(crate) mod schema;
+pub mod scopes;
 mod standard_formats;
 pub mod template;
 

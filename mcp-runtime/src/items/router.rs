@@ -203,7 +203,11 @@ impl Items {
                 ..Default::default()
             },
             static_reads: self.static_reads,
-            template_reads: self.templates.into_iter().map(|(_, parsed, read, scopes)| (parsed, read, scopes)).collect(),
+            template_reads: self
+                .templates
+                .into_iter()
+                .map(|(_, parsed, read, scopes)| (parsed, read, scopes))
+                .collect(),
             completers: self.completers,
             disabled_tools: RwLock::default(),
             disabled_prompts: RwLock::default(),
@@ -490,7 +494,8 @@ impl SharedItems {
         params: ReadResourceParams,
     ) -> BoxFuture<Result<ReadResourceOutcome, Error>> {
         let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
-        let refused = |error: Error| -> BoxFuture<Result<ReadResourceOutcome, Error>> { Box::pin(async move { Err(error) }) };
+        let refused =
+            |error: Error| -> BoxFuture<Result<ReadResourceOutcome, Error>> { Box::pin(async move { Err(error) }) };
         if let Some((read, required)) = self.static_reads.get(&params.uri) {
             if let Err(error) = scopes::check(ctx.auth(), required, "resource", Some(&params.uri)) {
                 return refused(error);

@@ -143,13 +143,15 @@ async fn a_tool_runs_only_for_a_caller_holding_its_scopes() {
 async fn every_declared_scope_is_required_and_all_are_named_in_the_refusal() {
     let server = server(false);
     let call = json!({"name": "vacuum", "arguments": {}});
-    assert_insufficient(send(&server, "tools/call", call.clone(), Some(caller(&["db:read"]))).await, &[
-        "db:read", "db:admin",
-    ]);
+    assert_insufficient(
+        send(&server, "tools/call", call.clone(), Some(caller(&["db:read"]))).await,
+        &["db:read", "db:admin"],
+    );
     // Scopes compare exactly: case matters and no scope implies another.
-    assert_insufficient(send(&server, "tools/call", call.clone(), Some(caller(&["DB:READ", "db:admin"]))).await, &[
-        "db:read", "db:admin",
-    ]);
+    assert_insufficient(
+        send(&server, "tools/call", call.clone(), Some(caller(&["DB:READ", "db:admin"]))).await,
+        &["db:read", "db:admin"],
+    );
     let result = send(&server, "tools/call", call, Some(caller(&["db:admin", "db:read"]))).await.expect("allowed");
     assert_eq!(result["content"][0]["text"], "vacuumed");
 }
@@ -196,7 +198,8 @@ async fn prompts_and_resources_are_checked_too() {
         assert_eq!(contents["contents"][0]["uri"], uri);
     }
 
-    let complete = json!({"ref": {"type": "ref/resource", "uri": "db://{name}/rows"}, "argument": {"name": "name", "value": "u"}});
+    let complete =
+        json!({"ref": {"type": "ref/resource", "uri": "db://{name}/rows"}, "argument": {"name": "name", "value": "u"}});
     assert_insufficient(send(&server, "completion/complete", complete.clone(), None).await, &["db:read"]);
     let completed = send(&server, "completion/complete", complete, reader()).await.expect("allowed");
     assert_eq!(completed["completion"]["values"], json!(["users"]));
