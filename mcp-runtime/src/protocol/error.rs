@@ -115,6 +115,21 @@ impl Error {
     }
 }
 
+impl ErrorCode {
+    /// The caller lacks a scope the item requires (`scopes = [...]`); see
+    /// [`Error::insufficient_scope`].
+    pub const INSUFFICIENT_SCOPE: i32 = -32003;
+}
+
+impl Error {
+    /// `-32003` "Insufficient scope: requires a b" with `data.requiredScopes`: every scope
+    /// the operation needs (RFC 6750 `insufficient_scope`; over HTTP, a 403 step-up).
+    pub fn insufficient_scope(required: &[&str]) -> Self {
+        Error::new(ErrorCode::INSUFFICIENT_SCOPE, format!("Insufficient scope: requires {}", required.join(" ")))
+            .with_data(json!({ "requiredScopes": required }))
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({})", self.message, self.code)

@@ -1,0 +1,67 @@
+//! Scopes per item: what `scopes = [...]` on `#[mcp::tool]`, `#[mcp::prompt]` and
+//! `#[mcp::resource]` requires of the caller.
+//!
+//! - **When.** On `tools/call`, `prompts/get`, `resources/read`, and `completion/complete`
+//!   for a scoped prompt or resource template: before the item's function runs and before
+//!   any of its resolvers asks the user anything.
+//! - **Who passes.** A caller whose [`AuthInfo::scopes`] holds every scope the item
+//!   declares. Scopes are compared exactly (case-sensitive); no scope implies another.
+//! - **Fail closed.** A request with no [`AuthInfo`] at all (stdio, an in-process link, or
+//!   an HTTP transport without a token verifier) is refused for every scoped item: a
+//!   missing or misconfigured authorization setup never opens a scoped item to everyone.
+//!   Items without scopes are unaffected.
+//! - **The refusal** is [`Error::insufficient_scope`]: code
+//!   [`ErrorCode::INSUFFICIENT_SCOPE`](crate::protocol::ErrorCode::INSUFFICIENT_SCOPE),
+//!   with every scope the item needs in `data.requiredScopes`. Over HTTP it is meant to
+//!   become `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`
+//!   (RFC 6750 §3.1), the client's cue to step up.
+//! - **Listing.** Scoped items are listed to everyone by default;
+//!   [`ServerBuilder::hide_unauthorized_items`](crate::ServerBuilder::hide_unauthorized_items)
+//!   lists each caller only the items it may use.
+//!
+//! [`Server::declared_scopes`](crate::Server::declared_scopes) collects every scope the
+//! items declare (for `scopes_supported` in the protected resource metadata).
+
+use crate::Error;
+use crate::handler::AuthInfo;
+
+/// The scopes one item requires.
+pub(crate) type Scopes = &'static [&'static str];
+
+/// Whether `auth` holds every scope in `required`. No scopes required: always; no
+/// authenticated caller: never (unless nothing is required).
+///
+/// ```
+/// use mcp::handler::AuthInfo;
+/// use mcp::items::scopes::permits;
+///
+/// let auth = AuthInfo { scopes: vec!["db:read".into()], ..AuthInfo::default() };
+/// assert!(permits(Some(&auth), &["db:read"]));
+/// assert!(!permits(Some(&auth), &["db:read", "db:write"]));
+/// assert!(!permits(None, &["db:read"]));
+/// assert!(permits(None, &[]));
+/// ```
+pub fn permits(auth: Option<&AuthInfo>, required: &[&str]) -> bool {
+    if required.is_empty() {
+        return true;
+    }
+    auth.is_some_and(|auth| required.iter().all(|scope| auth.scopes.iter().any(|granted| granted == scope)))
+}
+
+/// [`permits`], or the insufficient-scope error naming what `required` needs. `kind` and
+/// `name` (a registered item's, never a caller's value) go to the debug log only.
+pub(crate) fn check(auth: Option<&AuthInfo>, required: Scopes, kind: &str, name: Option<&str>) -> Result<(), Error> {
+    if permits(auth, required) {
+        return Ok(());
+    }
+    tracing::debug!(kind, name, authenticated = auth.is_some(), "refused: insufficient scope");
+    Err(Error::insufficient_scope(required))
+}
+
+/// Every scope in `items`, sorted, each once.
+pub(crate) fn collect(items: impl IntoIterator<Item = Scopes>) -> Vec<String> {
+    let mut all: Vec<String> = items.into_iter().flatten().map(|s| (*s).to_owned()).collect();
+    all.sort();
+    all.dedup();
+    all
+}
