@@ -55,7 +55,7 @@ pub(crate) fn check(auth: Option<&AuthInfo>, required: Scopes, kind: &str, name:
         return Ok(());
     }
     tracing::debug!(kind, name, authenticated = auth.is_some(), "refused: insufficient scope");
-    Err(Error::insufficient_scope(required))
+    Err(Error::insufficient_scope(required.iter().copied()))
 }
 
 /// Every scope in `items`, sorted, each once.

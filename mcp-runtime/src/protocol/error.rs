@@ -79,7 +79,7 @@ impl Error {
             .with_data(json!({ "requiredCapabilities": required }))
     }
 
-    /// `-32003` "Insufficient scope", with `data.requiredScopes`: the caller's token lacks
+    /// `-32003` "Insufficient scope: requires a b", with `data.requiredScopes`: the caller's token lacks
     /// scopes this request needs (OAuth step-up). Name every scope the request needs, in
     /// one error. Over HTTP, when the endpoint is a
     /// protected resource (`HttpConfig::protected_resource`), the answer
@@ -97,7 +97,8 @@ impl Error {
         I::Item: Into<String>,
     {
         let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
-        Error::new(ErrorCode::INSUFFICIENT_SCOPE, "Insufficient scope").with_data(json!({ "requiredScopes": scopes }))
+        let message = format!("Insufficient scope: requires {}", scopes.join(" "));
+        Error::new(ErrorCode::INSUFFICIENT_SCOPE, message).with_data(json!({ "requiredScopes": scopes }))
     }
 
     /// The scopes an [`insufficient_scope`](Self::insufficient_scope) error names, if it is one.
@@ -112,21 +113,6 @@ impl Error {
     /// `-32020` Header mismatch.
     pub fn header_mismatch(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::HEADER_MISMATCH, message)
-    }
-}
-
-impl ErrorCode {
-    /// The caller lacks a scope the item requires (`scopes = [...]`); see
-    /// [`Error::insufficient_scope`].
-    pub const INSUFFICIENT_SCOPE: i32 = -32003;
-}
-
-impl Error {
-    /// `-32003` "Insufficient scope: requires a b" with `data.requiredScopes`: every scope
-    /// the operation needs (RFC 6750 `insufficient_scope`; over HTTP, a 403 step-up).
-    pub fn insufficient_scope(required: &[&str]) -> Self {
-        Error::new(ErrorCode::INSUFFICIENT_SCOPE, format!("Insufficient scope: requires {}", required.join(" ")))
-            .with_data(json!({ "requiredScopes": required }))
     }
 }
 

@@ -123,7 +123,7 @@ async fn a_tool_refusing_for_scope_gets_403_with_a_step_up_challenge() {
         json!({
             "jsonrpc": "2.0",
             "id": 7,
-            "error": {"code": -32003, "message": "Insufficient scope", "data": {"requiredScopes": ["files:write"]}}
+            "error": {"code": -32003, "message": "Insufficient scope: requires files:write", "data": {"requiredScopes": ["files:write"]}}
         })
     );
 }
