@@ -45,6 +45,9 @@ pub(crate) struct Items {
     pub(crate) inline_schema_refs: bool,
     /// List each caller only the items its scopes allow (`ServerBuilder::hide_unauthorized_items`).
     pub(crate) hide_unauthorized: bool,
+    /// Requests without any `AuthInfo` may use scoped items
+    /// (`ServerBuilder::allow_scoped_items_without_auth`).
+    pub(crate) scoped_items_without_auth: bool,
 }
 
 impl Items {
@@ -182,6 +185,7 @@ impl Items {
         let resource_scopes = resource_scopes.chain(templates).filter(|(_, s)| !s.is_empty()).collect();
         Arc::new(SharedItems {
             hide_unauthorized: self.hide_unauthorized && !declared_scopes.is_empty(),
+            scoped_items_without_auth: self.scoped_items_without_auth,
             declared_scopes,
             tool_scopes,
             prompt_scopes,
@@ -222,6 +226,8 @@ pub(crate) struct SharedItems {
     pub(crate) declared_scopes: Vec<String>,
     /// Whether lists are filtered by the caller's scopes (and so never cached).
     pub(crate) hide_unauthorized: bool,
+    /// Whether a request without any `AuthInfo` may use scoped items.
+    scoped_items_without_auth: bool,
     /// The scopes of the scoped items, for listing (by tool name, prompt name, resource
     /// URI or template).
     tool_scopes: HashMap<String, Scopes>,
@@ -382,7 +388,24 @@ impl SharedItems {
 
     /// Whether `auth` may see the item `name` of `table` in a list.
     fn visible(&self, table: &HashMap<String, Scopes>, name: &str, auth: Option<&AuthInfo>) -> bool {
-        !self.hide_unauthorized || table.get(name).is_none_or(|required| scopes::permits(auth, required))
+        !self.hide_unauthorized
+            || (auth.is_none() && self.scoped_items_without_auth)
+            || table.get(name).is_none_or(|required| scopes::permits(auth, required))
+    }
+
+    /// [`scopes::check`], except that a request with no `AuthInfo` at all passes when the
+    /// server allows scoped items without authentication.
+    fn check_scopes(
+        &self,
+        auth: Option<&AuthInfo>,
+        required: Scopes,
+        kind: &str,
+        name: Option<&str>,
+    ) -> Result<(), Error> {
+        if auth.is_none() && self.scoped_items_without_auth {
+            return Ok(());
+        }
+        scopes::check(auth, required, kind, name)
     }
 
     /// `tools/list` for the caller `auth` (without the tools it lacks scopes for, when hiding).
@@ -435,7 +458,7 @@ impl SharedItems {
         let enabled = !read(&self.disabled_tools).contains(&params.name);
         let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
         if let Some((call, required)) = self.tool_calls.get(&params.name).filter(|_| enabled) {
-            if let Err(error) = scopes::check(ctx.auth(), required, "tool", Some(&params.name)) {
+            if let Err(error) = self.check_scopes(ctx.auth(), required, "tool", Some(&params.name)) {
                 return Box::pin(async move { Err(error) });
             }
             return call(context(ctx), params);
@@ -467,7 +490,7 @@ impl SharedItems {
         let enabled = !read(&self.disabled_prompts).contains(&params.name);
         match self.prompt_gets.get(&params.name).filter(|_| enabled) {
             Some((get, required)) => {
-                if let Err(error) = scopes::check(ctx.auth(), required, "prompt", Some(&params.name)) {
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "prompt", Some(&params.name)) {
                     return Box::pin(async move { Err(error) });
                 }
                 let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
@@ -497,14 +520,14 @@ impl SharedItems {
         let refused =
             |error: Error| -> BoxFuture<Result<ReadResourceOutcome, Error>> { Box::pin(async move { Err(error) }) };
         if let Some((read, required)) = self.static_reads.get(&params.uri) {
-            if let Err(error) = scopes::check(ctx.auth(), required, "resource", Some(&params.uri)) {
+            if let Err(error) = self.check_scopes(ctx.auth(), required, "resource", Some(&params.uri)) {
                 return refused(error);
             }
             return read(context(ctx), params.clone(), Variables::new());
         }
         for (template, read, required) in &self.template_reads {
             if let Some(vars) = template.matches(&params.uri) {
-                if let Err(error) = scopes::check(ctx.auth(), required, "resource template", None) {
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "resource template", None) {
                     return refused(error);
                 }
                 return read(context(ctx), params.clone(), vars);
@@ -529,7 +552,7 @@ impl SharedItems {
                     return Box::pin(async move { Err(error) });
                 }
                 let required = self.prompt_scopes.get(name).copied().unwrap_or_default();
-                if let Err(error) = scopes::check(ctx.auth(), required, "prompt", Some(name)) {
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "prompt", Some(name)) {
                     return Box::pin(async move { Err(error) });
                 }
                 self.completers.for_prompt(name, argument)
@@ -542,7 +565,7 @@ impl SharedItems {
                     return Box::pin(async move { Err(error) });
                 }
                 let required = self.resource_scopes.get(uri).copied().unwrap_or_default();
-                if let Err(error) = scopes::check(ctx.auth(), required, "resource", Some(uri)) {
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "resource", Some(uri)) {
                     return Box::pin(async move { Err(error) });
                 }
                 self.completers.for_template(uri, argument)

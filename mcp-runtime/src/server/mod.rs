@@ -615,6 +615,33 @@ impl ServerBuilder {
         self
     }
 
+    /// Let requests that carry no [`AuthInfo`](crate::auth::AuthInfo) at all use scoped
+    /// items, for a server that runs both with and without authentication (the
+    /// `provisioner` example without `MCP_AUTH_ISSUER`, a stdio build of an HTTP server).
+    ///
+    /// Off by default: without it, scoped items are refused to unauthenticated requests
+    /// (see [`items::scopes`](crate::items::scopes)), so a missing authorization setup
+    /// never opens them to everyone. Turn it on only where no verifier is configured:
+    /// an authenticated caller is still checked against each item's scopes.
+    ///
+    /// ```
+    /// #[mcp::tool(scopes = ["db:write"])]
+    /// fn provision(name: String) -> String {
+    ///     name
+    /// }
+    ///
+    /// let authenticated = std::env::var_os("MCP_AUTH_ISSUER").is_some();
+    /// let server = mcp::Server::builder("s", "1.0.0")
+    ///     .tool::<provision>()
+    ///     .allow_scoped_items_without_auth(!authenticated)
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn allow_scoped_items_without_auth(mut self, allow: bool) -> Self {
+        self.items.scoped_items_without_auth = allow;
+        self
+    }
+
     /// Finish: capabilities are derived from the handlers and items that are set.
     ///
     /// # Panics

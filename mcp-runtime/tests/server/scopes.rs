@@ -166,6 +166,30 @@ async fn without_an_authenticated_caller_scoped_items_are_refused_and_others_ser
 }
 
 #[tokio::test]
+async fn allowing_scoped_items_without_auth_opens_them_only_to_unauthenticated_requests() {
+    let server = Server::builder("scoped", "1.0.0")
+        .tool::<write_row>()
+        .prompt::<briefing>()
+        .allow_scoped_items_without_auth(true)
+        .hide_unauthorized_items(true)
+        .build();
+    let call = json!({"name": "write_row", "arguments": {"row": "open"}});
+    let result = send(&server, "tools/call", call.clone(), None).await.expect("no auth at all: allowed");
+    assert_eq!(result["content"][0]["text"], "wrote open");
+    let listed = send(&server, "tools/list", json!({}), None).await.expect("list");
+    assert_eq!(names(&listed, "tools", "name"), ["write_row"]);
+
+    // An authenticated caller is still held to the item's scopes.
+    assert_insufficient(send(&server, "tools/call", call, Some(caller(&["db:read"]))).await, &["db:write"]);
+    let listed = send(&server, "tools/list", json!({}), Some(caller(&["db:read"]))).await.expect("list");
+    assert!(names(&listed, "tools", "name").is_empty());
+    assert_insufficient(
+        send(&server, "prompts/get", json!({"name": "briefing"}), Some(caller(&[]))).await,
+        &["db:read"],
+    );
+}
+
+#[tokio::test]
 async fn a_resolver_asks_nothing_when_the_scope_is_missing() {
     let server = server(false);
     let call = json!({"name": "drop_table", "arguments": {}});
