@@ -1,5 +1,6 @@
-//! Finding the issuer's `jwks_uri` in its metadata: RFC 8414 first, then OpenID Connect
-//! Discovery, in the order the MCP authorization spec gives.
+//! Finding an endpoint of the issuer (`jwks_uri`, `introspection_endpoint`) in its
+//! metadata: RFC 8414 first, then OpenID Connect Discovery, in the order the MCP
+//! authorization spec gives.
 
 use http::Uri;
 
@@ -37,6 +38,11 @@ pub(crate) fn metadata_urls(issuer: &Uri) -> Vec<String> {
 /// `issuer` is exactly `issuer` (RFC 8414 §3.3; no normalisation), and returns its
 /// `jwks_uri`.
 pub(crate) async fn discover_jwks_uri(fetcher: &Fetcher, issuer: &str) -> Result<Uri, OAuthError> {
+    discover_endpoint(fetcher, issuer, "jwks_uri").await
+}
+
+/// As [`discover_jwks_uri`], for the metadata field `field` (e.g. `introspection_endpoint`).
+pub(crate) async fn discover_endpoint(fetcher: &Fetcher, issuer: &str, field: &str) -> Result<Uri, OAuthError> {
     let issuer_uri = parse_url(issuer, "the issuer")?;
     let mut last = None;
     for url in metadata_urls(&issuer_uri) {
@@ -56,10 +62,10 @@ pub(crate) async fn discover_jwks_uri(fetcher: &Fetcher, issuer: &str) -> Result
                 format!("the metadata at {url} names another issuer than the configured one"),
             ));
         }
-        let Some(jwks_uri) = document.get("jwks_uri").and_then(|v| v.as_str()) else {
-            return Err(OAuthError::new(OAuthErrorKind::Metadata, format!("the metadata at {url} has no jwks_uri")));
+        let Some(endpoint) = document.get(field).and_then(|v| v.as_str()) else {
+            return Err(OAuthError::new(OAuthErrorKind::Metadata, format!("the metadata at {url} has no {field}")));
         };
-        return parse_url(jwks_uri, "the metadata's jwks_uri");
+        return parse_url(endpoint, &format!("the metadata's {field}"));
     }
     Err(last.unwrap_or_else(|| OAuthError::new(OAuthErrorKind::Metadata, "no metadata URL to try")))
 }

@@ -11,10 +11,11 @@ pub enum OAuthErrorKind {
     Config,
     /// A URL uses a scheme this build cannot fetch (`https://` until TLS support lands).
     UnsupportedScheme,
-    /// Fetching the authorization server's metadata or JWKS failed (connection, timeout,
-    /// status, size).
+    /// Fetching the authorization server's metadata, JWKS or introspection answer failed
+    /// (connection, timeout, status, size, a body that is not JSON).
     Fetch,
-    /// The authorization server's metadata is unusable: not JSON, no `jwks_uri`, or an
+    /// The authorization server's metadata is unusable: not JSON, no `jwks_uri` (or
+    /// `introspection_endpoint`), or an
     /// `issuer` other than the configured one (RFC 8414 §3.3).
     Metadata,
     /// The JWKS document is unusable.
@@ -40,6 +41,12 @@ pub enum OAuthErrorKind {
     Audience,
     /// The claims are not what an access token carries (e.g. `sub` not a string).
     Claims,
+    /// The introspection endpoint (RFC 7662) says the token is not active: unknown,
+    /// revoked, expired, or not for this client.
+    Inactive,
+    /// The introspection endpoint's answer is unusable: JSON, but not an introspection
+    /// response (no boolean `active`, a claim of the wrong type).
+    Introspection,
 }
 
 /// A refused token or an unusable configuration.
