@@ -376,8 +376,7 @@ impl Inner {
         if !state.answers.contains_key(key) && state.answers.len() >= self.max_cache_entries {
             state.answers.retain(|_, cached| cached.until > now);
             while state.answers.len() >= self.max_cache_entries {
-                let Some(soonest) = state.answers.iter().min_by_key(|(_, cached)| cached.until).map(|(k, _)| *k)
-                else {
+                let Some(soonest) = state.answers.iter().min_by_key(|(_, cached)| cached.until).map(|(k, _)| *k) else {
                     break;
                 };
                 state.answers.remove(&soonest);

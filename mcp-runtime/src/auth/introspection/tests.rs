@@ -77,11 +77,8 @@ impl TestAs {
             return status(404);
         }
         self.calls.fetch_add(1, Ordering::SeqCst);
-        let authorization = request
-            .headers()
-            .get(hyper::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let authorization =
+            request.headers().get(hyper::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
         let form = String::from_utf8_lossy(&body).into_owned();
         let token = form
@@ -407,8 +404,11 @@ async fn concurrent_requests_for_one_token_share_one_call() {
 #[tokio::test]
 async fn endpoint_failures_refuse_the_token_and_are_not_cached() {
     let (test_as, _, builder) = setup().await;
-    let verifier =
-        builder.fetch_timeout(Duration::from_millis(300)).max_document_bytes(1024).build().expect("a valid configuration");
+    let verifier = builder
+        .fetch_timeout(Duration::from_millis(300))
+        .max_document_bytes(1024)
+        .build()
+        .expect("a valid configuration");
     test_as.answer("500.9f2c41", Answer::Status(500));
     test_as.answer("401.9f2c41", Answer::Status(401));
     test_as.answer("garbage.9f2c41", Answer::Raw("{not json"));
@@ -448,11 +448,8 @@ async fn the_endpoint_is_discovered_from_the_issuer_s_metadata() {
         "/.well-known/openid-configuration",
         json!({"issuer": issuer, "introspection_endpoint": format!("{issuer}/introspect")}),
     );
-    let verifier = IntrospectionVerifier::builder()
-        .issuer(&issuer)
-        .audience(RESOURCE)
-        .build()
-        .expect("a valid configuration");
+    let verifier =
+        IntrospectionVerifier::builder().issuer(&issuer).audience(RESOURCE).build().expect("a valid configuration");
     test_as.active("t.9f2c41", json!({}));
     assert!(verifier.verify_token("t.9f2c41", None).await.is_ok());
     assert!(verifier.verify_token("t2.9f2c41", None).await.is_err());
