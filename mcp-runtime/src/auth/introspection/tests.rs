@@ -488,3 +488,50 @@ fn form_urlencoding_keeps_unreserved_bytes_only() {
     assert_eq!(form_urlencode("aZ09-._*"), "aZ09-._*");
     assert_eq!(form_urlencode("a b:c/é"), "a+b%3Ac%2F%C3%A9");
 }
+
+/// A `tracing` sink for this thread's events.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logs {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)).into_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_failing_endpoint_is_warned_about_without_the_token() {
+    let logs = Logs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (test_as, _, builder) = setup().await;
+    let verifier = builder.build().expect("a valid configuration");
+    test_as.answer("down-token.9f2c41", Answer::Status(503));
+    assert_eq!(verifier.verify("down-token.9f2c41").await, None);
+    let warned = logs.text();
+    let line = warned.lines().find(|line| line.contains("WARN")).expect("a warning");
+    assert!(line.contains("Fetch"), "{line}");
+    // An inactive token is the caller's problem, not the operator's: no warning.
+    assert_eq!(verifier.verify("inactive-token.9f2c41").await, None);
+    let all = logs.text();
+    assert_eq!(all.matches("WARN").count(), 1, "{all}");
+    for token in ["down-token", "inactive-token", "s3cret"] {
+        assert!(!all.contains(token), "the logs show {token}:\n{all}");
+    }
+}
