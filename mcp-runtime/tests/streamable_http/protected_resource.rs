@@ -98,6 +98,7 @@ async fn the_metadata_document_answers_a_cors_preflight() {
     assert_eq!(reply.status, 204, "{}", reply.body);
     assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
     assert_eq!(reply.header("access-control-allow-methods"), Some("GET, OPTIONS"));
+    assert_eq!(reply.header("access-control-allow-headers"), Some("*"), "covers mcp-protocol-version");
     assert!(reply.body.is_empty(), "{}", reply.body);
     let get =
         http::send(addr, "GET", DOCUMENT_PATH, &Headers::new().set("origin", "https://inspector.example"), "").await;

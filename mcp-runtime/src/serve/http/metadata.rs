@@ -199,7 +199,9 @@ impl ProtectedResourceMetadata {
             headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, any_origin);
             headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static(ALLOWED_METHODS));
             headers.insert(header::ALLOW, HeaderValue::from_static(ALLOWED_METHODS));
-            // Preflights for `MCP-Protocol-Version` or the like may follow; a day is plenty.
+            // Clients send `MCP-Protocol-Version` on discovery; `*` covers any header of a
+            // request without credentials (Fetch), which is all this document needs.
+            headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
             headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
             return response;
         }
