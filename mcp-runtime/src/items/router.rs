@@ -153,7 +153,9 @@ impl Items {
         let prompts = self.prompt_gets.values().map(|(_, s)| *s);
         let statics = self.static_reads.values().map(|(_, s)| *s);
         let templates = self.templates.iter().map(|(.., s)| *s);
-        scopes::collect(tools.chain(prompts).chain(statics).chain(templates))
+        let fixed = tools.chain(prompts).chain(statics).chain(templates).flatten().copied();
+        let dynamic = self.dynamic_tools.iter().flat_map(|d| d.required_scopes().iter().map(String::as_str));
+        scopes::collect(fixed.chain(dynamic))
     }
 
     pub(crate) fn has_tools(&self) -> bool {
@@ -184,7 +186,9 @@ impl Items {
         let templates = self.templates.iter().map(|(t, .., s)| (t.uri_template.clone(), *s));
         let resource_scopes = resource_scopes.chain(templates).filter(|(_, s)| !s.is_empty()).collect();
         Arc::new(SharedItems {
-            hide_unauthorized: self.hide_unauthorized && !declared_scopes.is_empty(),
+            // Tools added while serving may bring scopes: a registry that takes them filters too.
+            hide_unauthorized: self.hide_unauthorized
+                && (!declared_scopes.is_empty() || !self.dynamic_tools.is_empty() || self.allow_dynamic_tools),
             scoped_items_without_auth: self.scoped_items_without_auth,
             declared_scopes,
             tool_scopes,
@@ -222,8 +226,9 @@ impl Items {
 
 /// The registered items, shared by the handlers. Definitions are computed once.
 pub(crate) struct SharedItems {
-    /// Every scope the items declare (`Server::declared_scopes`).
-    pub(crate) declared_scopes: Vec<String>,
+    /// Every scope the items registered at build declare; with those of the dynamic tools
+    /// registered now, `Server::declared_scopes`.
+    declared_scopes: Vec<String>,
     /// Whether lists are filtered by the caller's scopes (and so never cached).
     pub(crate) hide_unauthorized: bool,
     /// Whether a request without any `AuthInfo` may use scoped items.
@@ -386,19 +391,33 @@ impl SharedItems {
         value.map_err(|e| Error::internal(e.to_string()))
     }
 
+    /// Every scope the items declare, those of the dynamic tools registered now included,
+    /// sorted, each once (`Server::declared_scopes`).
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let dynamic = read(&self.dynamic_tools);
+        if dynamic.iter().all(|d| d.required_scopes().is_empty()) {
+            return self.declared_scopes.clone();
+        }
+        let added = dynamic.iter().flat_map(|d| d.required_scopes().iter().map(String::as_str));
+        scopes::collect(self.declared_scopes.iter().map(String::as_str).chain(added))
+    }
+
     /// Whether `auth` may see the item `name` of `table` in a list.
     fn visible(&self, table: &HashMap<String, Scopes>, name: &str, auth: Option<&AuthInfo>) -> bool {
-        !self.hide_unauthorized
-            || (auth.is_none() && self.scoped_items_without_auth)
-            || table.get(name).is_none_or(|required| scopes::permits(auth, required))
+        self.visible_with(table.get(name).copied().unwrap_or_default(), auth)
+    }
+
+    /// Whether `auth` may see an item requiring `required` in a list.
+    fn visible_with<S: AsRef<str>>(&self, required: &[S], auth: Option<&AuthInfo>) -> bool {
+        !self.hide_unauthorized || (auth.is_none() && self.scoped_items_without_auth) || scopes::holds(auth, required)
     }
 
     /// [`scopes::check`], except that a request with no `AuthInfo` at all passes when the
     /// server allows scoped items without authentication.
-    fn check_scopes(
+    fn check_scopes<S: AsRef<str>>(
         &self,
         auth: Option<&AuthInfo>,
-        required: Scopes,
+        required: &[S],
         kind: &str,
         name: Option<&str>,
     ) -> Result<(), Error> {
@@ -411,7 +430,14 @@ impl SharedItems {
     /// `tools/list` for the caller `auth` (without the tools it lacks scopes for, when hiding).
     pub(crate) fn list_tools_for(&self, auth: Option<&AuthInfo>) -> ListToolsResult {
         let mut result = self.list_tools();
-        result.tools.retain(|t| self.visible(&self.tool_scopes, &t.name, auth));
+        if !self.hide_unauthorized {
+            return result;
+        }
+        let dynamic = read(&self.dynamic_tools);
+        result.tools.retain(|t| match dynamic.iter().find(|d| d.name() == t.name) {
+            Some(tool) => self.visible_with(tool.required_scopes(), auth),
+            None => self.visible(&self.tool_scopes, &t.name, auth),
+        });
         result
     }
 
@@ -465,7 +491,12 @@ impl SharedItems {
         }
         let dynamic = read(&self.dynamic_tools).iter().find(|d| d.name() == params.name).cloned();
         match dynamic.filter(|_| enabled) {
-            Some(tool) => tool.call(context(ctx), params),
+            Some(tool) => {
+                if let Err(error) = self.check_scopes(ctx.auth(), tool.required_scopes(), "tool", Some(&params.name)) {
+                    return Box::pin(async move { Err(error) });
+                }
+                tool.call(context(ctx), params)
+            }
             None => {
                 let error = Error::unknown_tool(&params.name);
                 Box::pin(async move { Err(error) })

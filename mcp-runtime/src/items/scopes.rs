@@ -42,25 +42,41 @@ pub(crate) type Scopes = &'static [&'static str];
 /// assert!(permits(None, &[]));
 /// ```
 pub fn permits(auth: Option<&AuthInfo>, required: &[&str]) -> bool {
+    holds(auth, required)
+}
+
+/// [`permits`] for scopes of any string type (a dynamic tool's are owned).
+pub(crate) fn holds<S: AsRef<str>>(auth: Option<&AuthInfo>, required: &[S]) -> bool {
     if required.is_empty() {
         return true;
     }
-    auth.is_some_and(|auth| required.iter().all(|scope| auth.scopes.iter().any(|granted| granted == scope)))
+    auth.is_some_and(|auth| required.iter().all(|scope| auth.scopes.iter().any(|granted| granted == scope.as_ref())))
 }
 
 /// [`permits`], or the insufficient-scope error naming what `required` needs. `kind` and
 /// `name` (a registered item's, never a caller's value) go to the debug log only.
-pub(crate) fn check(auth: Option<&AuthInfo>, required: Scopes, kind: &str, name: Option<&str>) -> Result<(), Error> {
-    if permits(auth, required) {
+pub(crate) fn check<S: AsRef<str>>(
+    auth: Option<&AuthInfo>,
+    required: &[S],
+    kind: &str,
+    name: Option<&str>,
+) -> Result<(), Error> {
+    if holds(auth, required) {
         return Ok(());
     }
     tracing::debug!(kind, name, authenticated = auth.is_some(), "refused: insufficient scope");
-    Err(Error::insufficient_scope(required.iter().copied()))
+    Err(Error::insufficient_scope(required.iter().map(AsRef::as_ref)))
 }
 
-/// Every scope in `items`, sorted, each once.
-pub(crate) fn collect(items: impl IntoIterator<Item = Scopes>) -> Vec<String> {
-    let mut all: Vec<String> = items.into_iter().flatten().map(|s| (*s).to_owned()).collect();
+/// Whether `scope` is an RFC 6749 §3.3 scope-token: one or more of `%x21 / %x23-5B /
+/// %x5D-7E` (visible ASCII but `"` and `\`), as the macros check at compile time.
+pub(crate) fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty() && scope.chars().all(|c| matches!(c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E'))
+}
+
+/// The scopes `scopes`, sorted, each once.
+pub(crate) fn collect<S: AsRef<str>>(scopes: impl IntoIterator<Item = S>) -> Vec<String> {
+    let mut all: Vec<String> = scopes.into_iter().map(|s| s.as_ref().to_owned()).collect();
     all.sort();
     all.dedup();
     all

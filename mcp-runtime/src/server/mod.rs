@@ -114,7 +114,7 @@ impl Server {
     /// Every OAuth scope the items declare, sorted, each once; see
     /// [`ServerBuilder::declared_scopes`].
     pub fn declared_scopes(&self) -> Vec<String> {
-        self.inner.items.as_ref().map(|items| items.declared_scopes.clone()).unwrap_or_default()
+        self.inner.items.as_ref().map(|items| items.declared_scopes()).unwrap_or_default()
     }
 
     pub(crate) fn inner(&self) -> &ServerInner {

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp::handler::{AuthInfo, Session};
-use mcp::protocol::{ErrorCode, JsonRpcMessage, JsonRpcRequest, decode_message};
+use mcp::items::DynamicTool;
+use mcp::protocol::{CallToolResult, ErrorCode, JsonRpcMessage, JsonRpcRequest, Tool, decode_message};
 use mcp::resolve::Elicit;
 use mcp::{Resolve, Server};
 use serde_json::{Value, json};
@@ -278,4 +279,75 @@ async fn hidden_items_are_listed_only_to_callers_holding_their_scopes() {
 
     // Hidden or not, the tool schemas the transports read are all there.
     assert_eq!(server.list_all_tools().await.expect("all tools").len(), 4);
+}
+
+/// A tool built at run time that needs `db:write`, counting its runs in `runs`.
+fn dynamic_truncate(runs: Arc<AtomicUsize>) -> DynamicTool {
+    let definition = Tool::new("truncate", "Empty a table.", json!({"type": "object"}));
+    DynamicTool::new(definition, move |_ctx, _params| {
+        let runs = Arc::clone(&runs);
+        async move {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok(CallToolResult::text("truncated"))
+        }
+    })
+    .scopes(["db:write", "db:admin"])
+}
+
+#[tokio::test]
+async fn a_dynamic_tool_runs_only_for_a_caller_holding_its_scopes() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder("scoped", "1.0.0").dynamic_tool(dynamic_truncate(Arc::clone(&runs))).build();
+    let call = json!({"name": "truncate", "arguments": {}});
+
+    let refused = send(&server, "tools/call", call.clone(), Some(caller(&["db:write"]))).await;
+    assert_insufficient(refused, &["db:write", "db:admin"]);
+    assert_insufficient(send(&server, "tools/call", call.clone(), None).await, &["db:write", "db:admin"]);
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "the handler must not run");
+
+    let result = send(&server, "tools/call", call, Some(caller(&["db:admin", "db:write"]))).await.expect("allowed");
+    assert_eq!(result["content"][0]["text"], "truncated");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_dynamic_tools_scopes_are_declared_whether_registered_at_build_or_while_serving() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let builder =
+        Server::builder("scoped", "1.0.0").tool::<write_row>().dynamic_tool(dynamic_truncate(Arc::clone(&runs)));
+    assert_eq!(builder.declared_scopes(), ["db:admin", "db:write"]);
+    assert_eq!(builder.build().declared_scopes(), ["db:admin", "db:write"]);
+
+    let server = Server::builder("scoped", "1.0.0").tool::<ping_db>().allow_dynamic_tools().build();
+    assert!(server.declared_scopes().is_empty());
+    server.add_tool(dynamic_truncate(runs)).expect("added");
+    assert_eq!(server.declared_scopes(), ["db:admin", "db:write"]);
+    assert!(server.remove_tool("truncate"));
+    assert!(server.declared_scopes().is_empty());
+}
+
+#[tokio::test]
+async fn a_dynamic_tool_added_while_serving_is_hidden_from_callers_lacking_its_scopes() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder("scoped", "1.0.0")
+        .tool::<ping_db>()
+        .allow_dynamic_tools()
+        .hide_unauthorized_items(true)
+        .build();
+    server.add_tool(dynamic_truncate(Arc::clone(&runs))).expect("added");
+    let tools = send(&server, "tools/list", json!({}), Some(caller(&["db:write"]))).await.expect("tools");
+    assert_eq!(names(&tools, "tools", "name"), ["ping_db"]);
+    let tools = send(&server, "tools/list", json!({}), Some(caller(&["db:write", "db:admin"]))).await.expect("tools");
+    assert_eq!(names(&tools, "tools", "name"), ["ping_db", "truncate"]);
+
+    // Listed to everyone by default, still refused.
+    let open = Server::builder("scoped", "1.0.0").dynamic_tool(dynamic_truncate(Arc::clone(&runs))).build();
+    let tools = send(&open, "tools/list", json!({}), None).await.expect("tools");
+    assert_eq!(names(&tools, "tools", "name"), ["truncate"]);
+}
+
+#[test]
+#[should_panic(expected = "is not an OAuth scope")]
+fn a_dynamic_tool_scope_must_be_a_scope_token() {
+    let _ = dynamic_truncate(Arc::new(AtomicUsize::new(0))).scopes(["db write"]);
 }

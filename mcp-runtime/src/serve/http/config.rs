@@ -358,13 +358,20 @@ impl HttpConfig {
 
     /// Serve this endpoint as an OAuth 2.1 protected resource (RFC 9728): the metadata
     /// document at its [well-known path](super::ProtectedResourceMetadata::well_known_path),
-    /// GET only and without authentication (the endpoint's path check does not apply to
-    /// it), and challenges that point to it. Also sets [`resource`](Self::resource) to the
-    /// metadata's resource URI.
+    /// without authentication (the endpoint's path and host checks do not apply to it;
+    /// `GET` gets it, `OPTIONS` a CORS preflight, other methods 405), and challenges that
+    /// point to it. Also sets [`resource`](Self::resource) to the metadata's resource URI.
     ///
+    /// - Without [`scopes_supported`](super::ProtectedResourceMetadata::scopes_supported),
+    ///   the document lists the scopes the server's items declare
+    ///   ([`Server::declared_scopes`](crate::Server::declared_scopes)), and so does the 401.
+    /// - MCP requires at least one
+    ///   [`authorization_server`](super::ProtectedResourceMetadata::authorization_server):
+    ///   without one [`serve::http`](fn@crate::serve::http) returns an `InvalidInput` error
+    ///   and [`McpHttpService::new`](super::McpHttpService::new) panics.
     /// - A request without a token gets 401 with
     ///   `WWW-Authenticate: Bearer resource_metadata="<document URL>", scope="<scopes supported>"`;
-    ///   a refused or expired token gets the same with `error="invalid_token"` first.
+    ///   a refused or expired token gets `Bearer error="invalid_token", resource_metadata=…, scope=…`.
     /// - A handler returning [`Error::insufficient_scope`](crate::Error::insufficient_scope)
     ///   gets 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
     ///   resource_metadata="…", scope="<the scopes it names>"` and the JSON-RPC error as body

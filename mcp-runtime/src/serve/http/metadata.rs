@@ -9,10 +9,13 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use serde_json::{Map, Value, json};
 
 use super::HttpBody;
-use super::reply::{json_response, method_not_allowed};
+use super::reply::{empty_response, json_response, method_not_allowed};
 
 /// The well-known path prefix of RFC 9728 §3.
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// The methods the document answers.
+const ALLOWED_METHODS: &str = "GET, OPTIONS";
 
 /// Scopes a resource should not ask for: refresh is the client's business (SEP-2207).
 const OFFLINE_ACCESS: &str = "offline_access";
@@ -88,9 +91,13 @@ impl ProtectedResourceMetadata {
     }
 
     /// The scopes clients may ask for (`scopes_supported`), replacing any set before:
-    /// RFC 9728 recommends it, MCP says the minimum for basic use. Without
-    /// [`Error::insufficient_scope`](crate::Error::insufficient_scope) naming others, the
-    /// 401 asks for these (`offline_access` left out: a resource does not need refresh).
+    /// RFC 9728 recommends it, MCP says the minimum for basic use. The 401 asks for these
+    /// (`offline_access` left out: a resource does not need refresh).
+    ///
+    /// Left unset, the endpoint serving the document ([`serve::http`](fn@crate::serve::http)
+    /// or [`McpHttpService`](super::McpHttpService)) fills it with the scopes the server's
+    /// items declare ([`Server::declared_scopes`](crate::Server::declared_scopes), read when
+    /// the endpoint is built), so they are not repeated here.
     #[must_use]
     pub fn scopes_supported<I>(mut self, scopes: I) -> Self
     where
@@ -118,6 +125,33 @@ impl ProtectedResourceMetadata {
     /// The resource URI, as given.
     pub fn resource(&self) -> &str {
         &self.resource
+    }
+
+    /// The authorization servers, as added.
+    pub fn authorization_servers(&self) -> &[String] {
+        &self.authorization_servers
+    }
+
+    /// The scopes set with [`scopes_supported`](Self::scopes_supported); empty when unset.
+    pub fn supported_scopes(&self) -> &[String] {
+        &self.scopes_supported
+    }
+
+    /// `Err` (`InvalidInput`) when the document lists no authorization server: MCP requires
+    /// at least one, and a client has nowhere to get a token without it.
+    pub(super) fn check(&self) -> std::io::Result<()> {
+        if !self.authorization_servers.is_empty() {
+            return Ok(());
+        }
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "refusing to serve protected resource `{}` without an authorization server: MCP requires \
+                 `authorization_servers` to name at least one issuer, the place clients get tokens from. Add it with \
+                 ProtectedResourceMetadata::authorization_server(\"https://auth.example.com\")",
+                self.resource
+            ),
+        ))
     }
 
     /// The path the document is served at: `/.well-known/oauth-protected-resource`
@@ -154,18 +188,40 @@ impl ProtectedResourceMetadata {
         self.scopes_supported.iter().filter(|s| *s != OFFLINE_ACCESS).cloned().collect()
     }
 
-    /// The answer to a request for the document.
+    /// The answer to a request for the document: `GET` gets it, `OPTIONS` (a CORS
+    /// preflight) gets 204 allowing any origin, anything else 405.
     pub(super) fn respond(&self, method: &Method) -> Response<HttpBody> {
+        // Public by design; browser-based clients (the Inspector) read it cross-origin.
+        let any_origin = HeaderValue::from_static("*");
+        if method == Method::OPTIONS {
+            let mut response = empty_response(StatusCode::NO_CONTENT);
+            let headers = response.headers_mut();
+            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, any_origin);
+            headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static(ALLOWED_METHODS));
+            headers.insert(header::ALLOW, HeaderValue::from_static(ALLOWED_METHODS));
+            // Clients send `MCP-Protocol-Version` on discovery; `*` covers any header of a
+            // request without credentials (Fetch), which is all this document needs.
+            headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
+            headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+            return response;
+        }
         if method != Method::GET {
-            return method_not_allowed("GET");
+            return method_not_allowed(ALLOWED_METHODS);
         }
         let mut response = json_response(StatusCode::OK, self.to_json().to_string());
         let headers = response.headers_mut();
         // Rarely changes, but clients re-read it to notice an authorization server moving.
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=300"));
-        // Public by design; browser-based clients (the Inspector) read it cross-origin.
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, any_origin);
         response
+    }
+
+    /// This document with `scopes_supported` set to `declared` when it sets none.
+    pub(super) fn or_scopes(self: std::sync::Arc<Self>, declared: Vec<String>) -> std::sync::Arc<Self> {
+        if !self.scopes_supported.is_empty() || declared.is_empty() {
+            return self;
+        }
+        std::sync::Arc::new(ProtectedResourceMetadata { scopes_supported: declared, ..(*self).clone() })
     }
 }
 
@@ -187,10 +243,16 @@ fn split(uri: &str) -> Option<(String, String, String)> {
 }
 
 /// The [`ProtectedResourceMetadata`] document as a `tower` service, to mount in another
-/// router at [`well_known_path`](ProtectedResourceMetadata::well_known_path) (with
-/// [`HttpConfig::any_path`](super::HttpConfig::any_path) or a router in front,
-/// [`McpHttpService`](super::McpHttpService) does not see that path). It answers `GET`
-/// with the JSON document, anything else with 405.
+/// router at [`well_known_path`](ProtectedResourceMetadata::well_known_path). It answers
+/// `GET` with the JSON document, `OPTIONS` with a CORS preflight (204), anything else
+/// with 405.
+///
+/// A [`McpHttpService`](super::McpHttpService) built with
+/// [`HttpConfig::protected_resource`](super::HttpConfig::protected_resource) serves the
+/// document too, at that path, whatever its endpoint path: mounting the same service at
+/// both paths is the simplest, and the document then lists the scopes the server's items
+/// declare when the configured metadata sets none. This service serves the document
+/// exactly as given, without a server.
 ///
 /// ```
 /// # async fn demo(server: mcp::Server, verifier: mcp::auth::StaticTokenVerifier) {
@@ -216,7 +278,16 @@ pub struct ProtectedResourceMetadataService {
 
 impl ProtectedResourceMetadataService {
     /// A service serving `metadata`.
+    ///
+    /// # Panics
+    ///
+    /// When `metadata` names no [authorization
+    /// server](ProtectedResourceMetadata::authorization_server): MCP requires one, and the
+    /// mistake is a configuration one, found at startup.
     pub fn new(metadata: ProtectedResourceMetadata) -> Self {
+        if let Err(e) = metadata.check() {
+            panic!("{e}");
+        }
         ProtectedResourceMetadataService { metadata: std::sync::Arc::new(metadata) }
     }
 }

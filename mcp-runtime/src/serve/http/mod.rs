@@ -89,12 +89,56 @@ struct State {
     tool_index: Mutex<Option<(u64, ToolIndex)>>,
 }
 
+/// `Err` (`InvalidInput`) when `config` cannot be served: protected resource metadata
+/// without an authorization server.
+pub(super) fn check_config(config: &HttpConfig) -> std::io::Result<()> {
+    config.protected_resource.as_deref().map_or(Ok(()), ProtectedResourceMetadata::check)
+}
+
 /// The header-mirrored arguments of each tool, by tool name.
 type ToolIndex = Arc<HashMap<String, Vec<HeaderParam>>>;
 
 impl McpHttpService {
     /// `server` as an HTTP service with `config`.
-    pub fn new(server: Server, config: HttpConfig) -> Self {
+    ///
+    /// With [`HttpConfig::protected_resource`] metadata that sets no
+    /// [`scopes_supported`](ProtectedResourceMetadata::scopes_supported), the document and
+    /// the 401 challenge's `scope` list [`server.declared_scopes()`](Server::declared_scopes),
+    /// read now. The service answers the document's
+    /// [well-known path](ProtectedResourceMetadata::well_known_path) too, so in a router
+    /// mount it there as well as at the endpoint's path:
+    ///
+    /// ```
+    /// # async fn demo(server: mcp::Server, verifier: mcp::auth::StaticTokenVerifier) {
+    /// use mcp::serve::http::{HttpConfig, McpHttpService, ProtectedResourceMetadata};
+    ///
+    /// let metadata = ProtectedResourceMetadata::new("https://api.example.com/mcp")
+    ///     .authorization_server("https://auth.example.com");
+    /// let document_path = metadata.well_known_path();
+    /// let config = HttpConfig::default()
+    ///     .allowed_hosts(["api.example.com"])
+    ///     .protected_resource(metadata)
+    ///     .token_verifier(verifier);
+    /// let service = McpHttpService::new(server, config);
+    /// let app: axum::Router =
+    ///     axum::Router::new().route_service(&document_path, service.clone()).route_service("/mcp", service);
+    /// # let _ = app;
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the protected resource metadata names no
+    /// [authorization server](ProtectedResourceMetadata::authorization_server): MCP
+    /// requires one ([`serve::http`](fn@crate::serve::http) returns an `InvalidInput`
+    /// error instead).
+    pub fn new(server: Server, mut config: HttpConfig) -> Self {
+        if let Some(metadata) = config.protected_resource.take() {
+            if let Err(e) = metadata.check() {
+                panic!("{e}");
+            }
+            config.protected_resource = Some(metadata.or_scopes(server.declared_scopes()));
+        }
         McpHttpService {
             state: Arc::new(State {
                 server,
