@@ -139,7 +139,9 @@ mod tests {
     #[test]
     fn mistakes_are_reported_not_panicked() {
         let error = |pairs: &[(&str, &str)]| AuthEnv::from_vars(vars(pairs)).expect_err("a setup error");
-        assert!(error(&[(ISSUER_VAR, "http://127.0.0.1:9000")]).starts_with("MCP_AUTH_ISSUER is set, so MCP_AUTH_RESOURCE"));
+        assert!(
+            error(&[(ISSUER_VAR, "http://127.0.0.1:9000")]).starts_with("MCP_AUTH_ISSUER is set, so MCP_AUTH_RESOURCE")
+        );
         for bad in ["127.0.0.1:9000", "ftp://as.example", "http://", "http://as.example/#x", "not a url"] {
             let message = error(&[(ISSUER_VAR, bad), (RESOURCE_VAR, "http://127.0.0.1:8000/mcp")]);
             assert!(message.starts_with("MCP_AUTH_ISSUER must be an absolute http(s) URL"), "{bad}: {message}");
