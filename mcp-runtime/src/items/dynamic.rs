@@ -63,9 +63,9 @@ impl DynamicTool {
     /// Require the OAuth scopes `scopes` of every caller, as `#[mcp::tool(scopes = [...])]`
     /// does for a macro tool (replacing any set before): a caller lacking one gets
     /// [`Error::insufficient_scope`] naming them all before the handler runs (over HTTP, a
-    /// 403 step-up challenge); [`hide_unauthorized_items`](crate::ServerBuilder::hide_unauthorized_items)
+    /// 403 step-up challenge); [`hide_unauthorized_items`](crate::server::ServerBuilder::hide_unauthorized_items)
     /// leaves the tool out of such a caller's `tools/list`; and
-    /// [`Server::declared_scopes`](crate::Server::declared_scopes) lists them. See
+    /// [`Server::declared_scopes`](crate::server::Server::declared_scopes) lists them. See
     /// [`items::scopes`](crate::items::scopes) for the rules.
     ///
     /// ```

@@ -66,7 +66,7 @@ pub trait ToolDef: 'static {
     /// The tool's name.
     const NAME: &'static str;
     /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
-    /// Checked before the item runs: see [`scopes`](crate::items::scopes).
+    /// Checked before the item runs: see [`scopes`].
     const SCOPES: &'static [&'static str] = &[];
     /// Its definition (schemas included). Called once, at registration.
     fn definition() -> Tool;
@@ -89,7 +89,7 @@ pub trait PromptDef: 'static {
     /// The prompt's name.
     const NAME: &'static str;
     /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
-    /// Checked before the item runs: see [`scopes`](crate::items::scopes).
+    /// Checked before the item runs: see [`scopes`].
     const SCOPES: &'static [&'static str] = &[];
     /// Its definition. Called once, at registration.
     fn definition() -> Prompt;
@@ -129,7 +129,7 @@ pub trait ResourceDef: 'static {
     /// The URI or URI template, as written in the attribute.
     const URI: &'static str;
     /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
-    /// Checked before the item runs: see [`scopes`](crate::items::scopes).
+    /// Checked before the item runs: see [`scopes`].
     const SCOPES: &'static [&'static str] = &[];
     /// Its definition. Called once, at registration.
     fn definition() -> ResourceKind;

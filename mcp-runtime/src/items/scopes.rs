@@ -16,10 +16,10 @@
 //!   become `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`
 //!   (RFC 6750 §3.1), the client's cue to step up.
 //! - **Listing.** Scoped items are listed to everyone by default;
-//!   [`ServerBuilder::hide_unauthorized_items`](crate::ServerBuilder::hide_unauthorized_items)
+//!   [`ServerBuilder::hide_unauthorized_items`](crate::server::ServerBuilder::hide_unauthorized_items)
 //!   lists each caller only the items it may use.
 //!
-//! [`Server::declared_scopes`](crate::Server::declared_scopes) collects every scope the
+//! [`Server::declared_scopes`](crate::server::Server::declared_scopes) collects every scope the
 //! items declare (for `scopes_supported` in the protected resource metadata).
 
 use crate::Error;

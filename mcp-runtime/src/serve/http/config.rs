@@ -364,7 +364,7 @@ impl HttpConfig {
     ///
     /// - Without [`scopes_supported`](super::ProtectedResourceMetadata::scopes_supported),
     ///   the document lists the scopes the server's items declare
-    ///   ([`Server::declared_scopes`](crate::Server::declared_scopes)), and so does the 401.
+    ///   ([`Server::declared_scopes`](crate::server::Server::declared_scopes)), and so does the 401.
     /// - MCP requires at least one
     ///   [`authorization_server`](super::ProtectedResourceMetadata::authorization_server):
     ///   without one [`serve::http`](fn@crate::serve::http) returns an `InvalidInput` error

@@ -96,7 +96,7 @@ impl ProtectedResourceMetadata {
     ///
     /// Left unset, the endpoint serving the document ([`serve::http`](fn@crate::serve::http)
     /// or [`McpHttpService`](super::McpHttpService)) fills it with the scopes the server's
-    /// items declare ([`Server::declared_scopes`](crate::Server::declared_scopes), read when
+    /// items declare ([`Server::declared_scopes`](crate::server::Server::declared_scopes), read when
     /// the endpoint is built), so they are not repeated here.
     #[must_use]
     pub fn scopes_supported<I>(mut self, scopes: I) -> Self
