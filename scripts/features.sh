@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds mcp-runtime with every documented combination of its Cargo features, and checks
 # that the narrow builds leave out what they promise to: no hyper in a stdio-only server,
-# no ring (the server's sealing) in an HTTP client.
+# no ring (the server's sealing) in an HTTP client, no JWT crate without `oauth`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +16,8 @@ combos=(
   "--no-default-features --features client,stdio"
   "--no-default-features --features server,client,stdio"
   "--no-default-features --features cli"
+  "--no-default-features --features oauth"
+  "--features oauth"
   "--no-default-features"
   "--all-features"
 )
@@ -31,10 +33,12 @@ count() { cargo tree -q -p mcp-runtime -e normal $1 | grep -c -E "^.*[ -]$2 v" |
 hyper_in_stdio_server=$(count "--no-default-features --features server,stdio,macros" hyper)
 ring_in_http_client=$(count "--no-default-features --features client,http" ring)
 hyper_in_default=$(count "" hyper)
+jwt_in_default=$(count "" jsonwebtoken)
 echo "hyper lines in 'cargo tree -e normal' of server,stdio,macros: $hyper_in_stdio_server"
 echo "ring lines in 'cargo tree -e normal' of client,http: $ring_in_http_client"
 echo "hyper lines with the default features (for contrast): $hyper_in_default"
-if [ "$hyper_in_stdio_server" -ne 0 ] || [ "$ring_in_http_client" -ne 0 ]; then
+echo "jsonwebtoken lines in 'cargo tree -e normal' of the default features: $jwt_in_default"
+if [ "$hyper_in_stdio_server" -ne 0 ] || [ "$ring_in_http_client" -ne 0 ] || [ "$jwt_in_default" -ne 0 ]; then
   echo "a narrow build pulls in what its features leave out" >&2
   exit 1
 fi

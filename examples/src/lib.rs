@@ -4,6 +4,7 @@ pub mod axum_auth;
 pub mod cli;
 pub mod everything;
 pub mod lowlevel;
+pub mod oauth_env;
 pub mod provisioner;
 pub mod tickets;
 

@@ -54,7 +54,7 @@ pub fn ask_region() -> Elicit<Region> {
 }
 
 /// Provision a database. Asks which region to put it in.
-#[mcp::tool(annotations(destructive = false, idempotent = true))]
+#[mcp::tool(annotations(destructive = false, idempotent = true), scopes = ["db:write"])]
 pub fn provision(
     /// The database's name.
     name: String,
@@ -93,7 +93,7 @@ pub fn confirm_cluster(region: Resolve<ask_cluster_region>, size: Resolve<ask_cl
 
 /// Provision a cluster. Asks for its region and size together, then, for 100 GB or
 /// more, for a confirmation.
-#[mcp::tool(annotations(destructive = false))]
+#[mcp::tool(annotations(destructive = false), scopes = ["db:write"])]
 pub fn provision_cluster(
     /// The cluster's name.
     name: String,
@@ -114,7 +114,7 @@ pub fn sample_name(topic: &str) -> Sample {
 }
 
 /// Suggest a database name for a topic, asking the client's model.
-#[mcp::tool(annotations(read_only = true))]
+#[mcp::tool(annotations(read_only = true), scopes = ["db:read"])]
 pub fn suggest_name(
     /// What the database is about.
     topic: String,
@@ -131,7 +131,7 @@ pub fn workspace_roots() -> ListRoots {
 }
 
 /// List the workspaces (the client's roots).
-#[mcp::tool(annotations(read_only = true))]
+#[mcp::tool(annotations(read_only = true), scopes = ["db:read"])]
 pub fn list_workspaces(roots: Resolve<workspace_roots>) -> String {
     let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
     format!("Roots: {}", uris.join(", "))
@@ -177,7 +177,7 @@ struct DbConfig<'a> {
 const ASK_AUDIENCE: &str = "Who is the briefing for?";
 
 /// A briefing, for an audience the prompt asks for.
-#[mcp::prompt]
+#[mcp::prompt(scopes = ["db:read"])]
 pub async fn briefing(ctx: Context) -> Result<GetPromptOutcome, Error> {
     match answer::<Audience>(&ctx, "audience", ASK_AUDIENCE).await? {
         Some(Ok(a)) => {
@@ -192,7 +192,7 @@ pub async fn briefing(ctx: Context) -> Result<GetPromptOutcome, Error> {
 }
 
 /// A database's configuration, revealed only after the user agrees.
-#[mcp::resource("db://{name}/config", mime_type = "application/json")]
+#[mcp::resource("db://{name}/config", mime_type = "application/json", scopes = ["db:read"])]
 pub async fn db_config(ctx: Context, name: String) -> Result<ReadResourceOutcome, Error> {
     let uri = format!("db://{name}/config");
     let question = format!("Reveal the config of {name}?");
@@ -216,10 +216,23 @@ pub async fn db_config(ctx: Context, name: String) -> Result<ReadResourceOutcome
     }
 }
 
-/// The provisioner server (shared keys from `MCP_REQUEST_STATE_KEYS` and the ttl from
-/// `MCP_REQUEST_STATE_TTL` when set).
+/// The provisioner server without authentication (shared keys from
+/// `MCP_REQUEST_STATE_KEYS` and the ttl from `MCP_REQUEST_STATE_TTL` when set): its
+/// scoped items are open to unauthenticated requests, as they were before scopes.
 pub fn server() -> Server {
+    build(false)
+}
+
+/// The provisioner server behind a token verifier: `provision` and `provision_cluster`
+/// need `db:write`; `suggest_name`, `list_workspaces`, `briefing` and `db://{name}/config`
+/// need `db:read`, and a request without a token may use none of them.
+pub fn authenticated_server() -> Server {
+    build(true)
+}
+
+fn build(authenticated: bool) -> Server {
     crate::with_env_keys(Server::builder("Provisioner", env!("CARGO_PKG_VERSION")))
+        .allow_scoped_items_without_auth(!authenticated)
         .tool::<provision>()
         .tool::<provision_cluster>()
         .tool::<suggest_name>()

@@ -10,11 +10,20 @@ use crate::model::{Annotations, Kind, Options};
 /// The keys each macro accepts.
 pub fn keys(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Tool => {
-            &["name", "title", "description", "annotations", "icons", "meta", "output_schema", "inline_refs", "crate"]
-        }
-        Kind::Prompt => &["name", "title", "description", "icons", "meta", "crate"],
-        Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta", "crate"],
+        Kind::Tool => &[
+            "name",
+            "title",
+            "description",
+            "annotations",
+            "icons",
+            "meta",
+            "output_schema",
+            "inline_refs",
+            "scopes",
+            "crate",
+        ],
+        Kind::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
+        Kind::Resource => &["name", "title", "description", "mime_type", "icons", "meta", "scopes", "crate"],
         Kind::Resolver => &["key", "crate"],
     }
 }
@@ -108,7 +117,8 @@ fn parse_bool(input: ParseStream) -> syn::Result<bool> {
     }
 }
 
-fn parse_icons(input: ParseStream) -> syn::Result<Vec<LitStr>> {
+/// `= ["a", "b"]`: `icons` and `scopes`.
+fn parse_str_list(input: ParseStream) -> syn::Result<Vec<LitStr>> {
     input.parse::<Token![=]>()?;
     let content;
     syn::bracketed!(content in input);
@@ -188,7 +198,8 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
                         "mime_type" => options.mime_type = Some(parse_str(input)?),
                         "meta" => options.meta = Some(parse_str(input)?),
                         "key" => options.key = Some(parse_str(input)?),
-                        "icons" => options.icons = parse_icons(input)?,
+                        "icons" => options.icons = parse_str_list(input)?,
+                        "scopes" => options.scopes = parse_str_list(input)?,
                         "output_schema" => options.output_schema = Some(parse_bool(input)?),
                         "inline_refs" => options.inline_refs = Some(parse_bool(input)?),
                         "annotations" => options.annotations = Some(parse_annotations(input, errors)?),

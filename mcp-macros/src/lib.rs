@@ -76,6 +76,10 @@ use proc_macro::TokenStream;
 ///   replaced by its definition; recursive types keep theirs), for clients that cannot
 ///   follow references. Off by default; `ServerBuilder::inline_schema_refs(true)` does it
 ///   for every tool.
+/// - `scopes = ["db:write", ...]`: the OAuth scopes a caller needs (all of them) to use
+///   the item. Checked at compile time against RFC 6749's scope-token characters. Calls
+///   without them fail with `Error::insufficient_scope` before the function (or any
+///   resolver) runs, and fail closed when the request carries no authenticated caller.
 /// - `crate = "path"`: where the `mcp` crate is, for crates that re-export it
 ///   (default `::mcp`), as with `#[serde(crate = "...")]`.
 ///
@@ -120,6 +124,10 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `description = "..."`: the description (default: the doc comment).
 /// - `icons = ["https://...", ...]`: icon URIs.
 /// - `meta = "{json}"`: the definition's `_meta` object (checked at compile time).
+/// - `scopes = ["db:write", ...]`: the OAuth scopes a caller needs (all of them) to use
+///   the item. Checked at compile time against RFC 6749's scope-token characters. Calls
+///   without them fail with `Error::insufficient_scope` before the function (or any
+///   resolver) runs, and fail closed when the request carries no authenticated caller.
 /// - `crate = "path"`: where the `mcp` crate is (default `::mcp`).
 ///
 /// # Parameter keys
@@ -202,6 +210,10 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `mime_type = "..."`: the MIME type of the contents.
 /// - `icons = ["https://...", ...]`: icon URIs.
 /// - `meta = "{json}"`: the definition's `_meta` object (checked at compile time).
+/// - `scopes = ["db:write", ...]`: the OAuth scopes a caller needs (all of them) to use
+///   the item. Checked at compile time against RFC 6749's scope-token characters. Calls
+///   without them fail with `Error::insufficient_scope` before the function (or any
+///   resolver) runs, and fail closed when the request carries no authenticated caller.
 /// - `crate = "path"`: where the `mcp` crate is (default `::mcp`).
 ///
 /// # Parameter keys

@@ -47,6 +47,8 @@ pub struct Options {
     pub output_schema: Option<bool>,
     /// `inline_refs`: inline the tool's schema `$defs`.
     pub inline_refs: Option<bool>,
+    /// `scopes = ["db:write"]`: the OAuth scopes a caller needs to use the item.
+    pub scopes: Vec<LitStr>,
     /// `#[mcp::resolver(key = "...")]`: the wire key.
     pub key: Option<LitStr>,
     /// `crate = "path"`: where generated code finds the runtime (default `::mcp`).

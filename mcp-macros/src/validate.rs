@@ -66,6 +66,11 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
             format!("the tool name `{name}` is not valid: use 1 to 128 of `A-Z a-z 0-9 _ - .`"),
         ));
     }
+    for scope in &model.options.scopes {
+        if let Err(message) = scope_token(&scope.value()) {
+            errors.push(syn::Error::new(scope.span(), message));
+        }
+    }
     if let Some(meta) = &model.options.meta {
         match serde_json::from_str::<serde_json::Value>(&meta.value()) {
             Ok(serde_json::Value::Object(_)) => {}
@@ -286,5 +291,21 @@ fn validate_resolver(model: &FnModel, errors: &mut Vec<syn::Error>) {
             "a question must be the resolver's whole return type (or the `Ok` of a `Result`); \
              to answer without asking, return `Elicit::answered(value)` (or `Sample::answered`, `ListRoots::answered`)",
         ));
+    }
+}
+
+/// Whether `scope` is an RFC 6749 §3.3 scope-token: one or more of `%x21 / %x23-5B / %x5D-7E`
+/// (printable ASCII except space, `"` and `\`).
+fn scope_token(scope: &str) -> Result<(), String> {
+    const ALLOWED: &str = "a scope is one or more printable ASCII characters other than space, `\"` and `\\` \
+                           (RFC 6749 §3.3 scope-token), e.g. `db:write`; list several scopes as separate strings";
+    if scope.is_empty() {
+        return Err(format!("empty scope: {ALLOWED}"));
+    }
+    match scope.chars().find(|c| !matches!(*c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E')) {
+        Some(bad) => {
+            Err(format!("the scope `{}` contains {bad:?}, which is not allowed: {ALLOWED}", scope.escape_debug()))
+        }
+        None => Ok(()),
     }
 }

@@ -75,7 +75,11 @@ impl HttpArgs {
 
     /// The transport's configuration these options ask for.
     pub fn config(&self) -> HttpConfig {
-        let mut config = HttpConfig::default();
+        self.apply(HttpConfig::default())
+    }
+
+    /// `config` with these options applied on top.
+    fn apply(&self, mut config: HttpConfig) -> HttpConfig {
         if !self.allowed_hosts.is_empty() {
             config = config.allowed_hosts(self.allowed_hosts.iter().cloned());
         }
@@ -188,8 +192,37 @@ pub async fn run(server: Server) -> ExitCode {
     run_with(server, &program, args).await
 }
 
+/// Like [`run`], serving `http` with `config` (a token verifier, protected resource
+/// metadata, limits) as the base that the command line's http options are applied to.
+/// `stdio` and `describe` ignore it.
+///
+/// ```no_run
+/// use mcp::auth::{AuthInfo, StaticTokenVerifier};
+/// use mcp::serve::http::HttpConfig;
+///
+/// #[tokio::main]
+/// async fn main() -> std::process::ExitCode {
+///     let server = mcp::Server::builder("hello", "1.0.0").build();
+///     let verifier = StaticTokenVerifier::new([("s3cret".to_owned(), AuthInfo::default())]);
+///     mcp::cli::run_with_config(server, HttpConfig::default().token_verifier(verifier)).await
+/// }
+/// ```
+pub async fn run_with_config(server: Server, config: HttpConfig) -> ExitCode {
+    let mut args = std::env::args();
+    let program = args.next().unwrap_or_else(|| server.info().name.clone());
+    run_command(server, &program, args, config).await
+}
+
 /// Like [`run`], with the program name and arguments given.
 pub async fn run_with<I, S>(server: Server, program: &str, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    run_command(server, program, args, HttpConfig::default()).await
+}
+
+async fn run_command<I, S>(server: Server, program: &str, args: I, config: HttpConfig) -> ExitCode
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
@@ -218,7 +251,7 @@ where
                 let addr = args.addr;
                 tracing::info!(%addr, "serving Streamable HTTP at http://{addr}/mcp");
                 crate::serve::http(listener, server)
-                    .config(args.config())
+                    .config(args.apply(config))
                     .grace_period(SHUTDOWN_GRACE)
                     .with_graceful_shutdown(terminated())
                     .await

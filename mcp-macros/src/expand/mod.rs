@@ -40,6 +40,15 @@ pub fn item(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// `const SCOPES` for `scopes = [...]` (the trait's default, none, otherwise).
+fn scopes(model: &FnModel) -> TokenStream {
+    let scopes = &model.options.scopes;
+    if scopes.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(const SCOPES: &'static [&'static str] = &[#(#scopes),*];)
+}
+
 fn with_errors(errors: Vec<syn::Error>, tokens: TokenStream) -> TokenStream {
     let errors = errors.into_iter().map(|e| e.to_compile_error());
     quote! { #(#errors)* #tokens }

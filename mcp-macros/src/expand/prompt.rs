@@ -10,6 +10,7 @@ use crate::model::{FnModel, ParamRole};
 use crate::types;
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let scopes = super::scopes(model);
     let ident = &model.ident;
     let super::Common { name, companion, setters } = super::common(model, function);
 
@@ -82,6 +83,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             #[automatically_derived]
             impl __mcp_crate::items::PromptDef for #ident {
                 const NAME: &'static str = #name;
+                #scopes
 
                 fn definition() -> __mcp_crate::protocol::Prompt {
                     #[allow(unused_mut)]

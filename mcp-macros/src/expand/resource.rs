@@ -10,6 +10,7 @@ use crate::model::{FnModel, ParamRole};
 use crate::validate::{STATIC_WITH_INPUT, template_variables};
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let scopes = super::scopes(model);
     let ident = &model.ident;
     let super::Common { name, companion, setters } = super::common(model, function);
     let uri = model.options.uri.as_ref().map_or_else(String::new, syn::LitStr::value);
@@ -78,6 +79,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             #[automatically_derived]
             impl __mcp_crate::items::ResourceDef for #ident {
                 const URI: &'static str = #uri;
+                #scopes
 
                 fn definition() -> __mcp_crate::items::ResourceKind {
                     #definition

@@ -11,6 +11,7 @@ use crate::types;
 use crate::validate::resolve_with_input_message;
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
+    let scopes = super::scopes(model);
     let ident = &model.ident;
     let super::Common { name, companion, setters } = super::common(model, function);
     let annotations = annotations(model);
@@ -120,6 +121,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             #[automatically_derived]
             impl __mcp_crate::items::ToolDef for #ident {
                 const NAME: &'static str = #name;
+                #scopes
 
                 fn definition() -> __mcp_crate::protocol::Tool {
                     let mut __mcp_schema = __mcp_crate::__private::InputSchema::default();

@@ -41,6 +41,8 @@ type DynamicCall = Arc<dyn Fn(Context, CallToolParams) -> BoxFuture<Result<CallT
 pub struct DynamicTool {
     definition: Tool,
     call: DynamicCall,
+    /// The OAuth scopes a caller must hold (`scopes`); empty: none.
+    scopes: Arc<[String]>,
 }
 
 impl DynamicTool {
@@ -55,7 +57,54 @@ impl DynamicTool {
             let future = handler(ctx, params);
             Box::pin(async move { future.await.map(Into::into) })
         });
-        DynamicTool { definition, call }
+        DynamicTool { definition, call, scopes: Arc::from([]) }
+    }
+
+    /// Require the OAuth scopes `scopes` of every caller, as `#[mcp::tool(scopes = [...])]`
+    /// does for a macro tool (replacing any set before): a caller lacking one gets
+    /// [`Error::insufficient_scope`] naming them all before the handler runs (over HTTP, a
+    /// 403 step-up challenge); [`hide_unauthorized_items`](crate::server::ServerBuilder::hide_unauthorized_items)
+    /// leaves the tool out of such a caller's `tools/list`; and
+    /// [`Server::declared_scopes`](crate::server::Server::declared_scopes) lists them. See
+    /// [`items::scopes`](crate::items::scopes) for the rules.
+    ///
+    /// ```
+    /// use mcp::items::DynamicTool;
+    /// use mcp::protocol::{CallToolResult, Tool};
+    ///
+    /// let drop_table = Tool::new("drop_table", "Drop a table.", serde_json::json!({"type": "object"}));
+    /// let tool = DynamicTool::new(drop_table, |_ctx, _p| async { Ok(CallToolResult::text("dropped")) })
+    ///     .scopes(["db:write", "db:admin"]);
+    /// assert_eq!(tool.required_scopes(), ["db:write", "db:admin"]);
+    /// let server = mcp::Server::builder("db", "1.0.0").dynamic_tool(tool).build();
+    /// assert_eq!(server.declared_scopes(), ["db:admin", "db:write"]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When a scope is not an RFC 6749 §3.3 scope-token (empty, or holding a space, `"`,
+    /// `\`, or a character outside visible ASCII): the check the macro makes at compile time.
+    #[must_use]
+    pub fn scopes<I>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        if let Some(bad) = scopes.iter().find(|s| !super::scopes::is_scope_token(s)) {
+            panic!(
+                "tool `{}`: `{bad}` is not an OAuth scope (RFC 6749 §3.3: one or more visible ASCII characters, \
+                 not `\"` or `\\`)",
+                self.definition.name
+            );
+        }
+        self.scopes = scopes.into();
+        self
+    }
+
+    /// The scopes set with [`scopes`](Self::scopes); empty when the tool needs none.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// The tool's name, as `tools/list` shows it and `tools/call` names it.
@@ -94,7 +143,10 @@ impl DynamicTool {
 
 impl std::fmt::Debug for DynamicTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DynamicTool").field("name", &self.definition.name).finish_non_exhaustive()
+        f.debug_struct("DynamicTool")
+            .field("name", &self.definition.name)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
     }
 }
 

@@ -36,6 +36,7 @@ pub(crate) mod roles;
 mod router;
 #[cfg(feature = "macros")]
 pub(crate) mod schema;
+pub mod scopes;
 mod standard_formats;
 pub mod template;
 
@@ -64,6 +65,9 @@ use crate::protocol::{
 pub trait ToolDef: 'static {
     /// The tool's name.
     const NAME: &'static str;
+    /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
+    /// Checked before the item runs: see [`scopes`].
+    const SCOPES: &'static [&'static str] = &[];
     /// Its definition (schemas included). Called once, at registration.
     fn definition() -> Tool;
     /// Serve one call.
@@ -84,6 +88,9 @@ pub trait ToolDef: 'static {
 pub trait PromptDef: 'static {
     /// The prompt's name.
     const NAME: &'static str;
+    /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
+    /// Checked before the item runs: see [`scopes`].
+    const SCOPES: &'static [&'static str] = &[];
     /// Its definition. Called once, at registration.
     fn definition() -> Prompt;
     /// Render it.
@@ -121,6 +128,9 @@ pub enum ResourceKind {
 pub trait ResourceDef: 'static {
     /// The URI or URI template, as written in the attribute.
     const URI: &'static str;
+    /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
+    /// Checked before the item runs: see [`scopes`].
+    const SCOPES: &'static [&'static str] = &[];
     /// Its definition. Called once, at registration.
     fn definition() -> ResourceKind;
     /// Read it; `variables` holds the template's variables (empty for static resources).

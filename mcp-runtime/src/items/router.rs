@@ -7,10 +7,11 @@ use std::sync::{Arc, RwLock};
 use super::completion::{Completers, CompletionArguments};
 use super::dynamic::{AddToolError, DynamicTool};
 use super::problem::{BuildProblem, ItemKind};
+use super::scopes::{self, Scopes};
 use super::template::{UriTemplate, Variables};
 use super::{PromptDef, ResourceDef, ResourceKind, ToolDef};
 use crate::Error;
-use crate::handler::{BoxFuture, Context, RequestContext, StateNeeds};
+use crate::handler::{AuthInfo, BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
     GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
@@ -25,12 +26,12 @@ type ResourceRead = fn(Context, ReadResourceParams, Variables) -> BoxFuture<Resu
 #[derive(Default)]
 pub(crate) struct Items {
     tools: Vec<Tool>,
-    tool_calls: HashMap<String, ToolCall>,
+    tool_calls: HashMap<String, (ToolCall, Scopes)>,
     prompts: Vec<Prompt>,
-    prompt_gets: HashMap<String, PromptGet>,
+    prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: Vec<Resource>,
-    static_reads: HashMap<String, ResourceRead>,
-    templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead)>,
+    static_reads: HashMap<String, (ResourceRead, Scopes)>,
+    templates: Vec<(ResourceTemplate, UriTemplate, ResourceRead, Scopes)>,
     /// Tools built at run time, registered at build.
     dynamic_tools: Vec<DynamicTool>,
     /// Serve tools from this registry even with none registered (tools come later).
@@ -42,13 +43,18 @@ pub(crate) struct Items {
     pub(crate) state_needs: Vec<(ItemKind, String, StateNeeds)>,
     /// Inline the `$defs` of every tool's schemas (`ServerBuilder::inline_schema_refs`).
     pub(crate) inline_schema_refs: bool,
+    /// List each caller only the items its scopes allow (`ServerBuilder::hide_unauthorized_items`).
+    pub(crate) hide_unauthorized: bool,
+    /// Requests without any `AuthInfo` may use scoped items
+    /// (`ServerBuilder::allow_scoped_items_without_auth`).
+    pub(crate) scoped_items_without_auth: bool,
 }
 
 impl Items {
     pub(crate) fn add_tool<T: ToolDef>(&mut self) {
         let tool = T::definition();
         let taken = self.dynamic_tools.iter().any(|d| d.name() == tool.name);
-        if taken || self.tool_calls.insert(tool.name.clone(), T::call).is_some() {
+        if taken || self.tool_calls.insert(tool.name.clone(), (T::call, T::SCOPES)).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
@@ -72,7 +78,7 @@ impl Items {
 
     pub(crate) fn add_prompt<P: PromptDef>(&mut self) {
         let prompt = P::definition();
-        if self.prompt_gets.insert(prompt.name.clone(), P::get).is_some() {
+        if self.prompt_gets.insert(prompt.name.clone(), (P::get, P::SCOPES)).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Prompt, name: prompt.name.clone() });
             return;
         }
@@ -85,7 +91,7 @@ impl Items {
     pub(crate) fn add_resource<R: ResourceDef>(&mut self) {
         match R::definition() {
             ResourceKind::Static(resource) => {
-                if self.static_reads.insert(resource.uri.clone(), R::read).is_some() {
+                if self.static_reads.insert(resource.uri.clone(), (R::read, R::SCOPES)).is_some() {
                     self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Resource, name: resource.uri.clone() });
                     return;
                 }
@@ -93,7 +99,7 @@ impl Items {
                 self.resources.push(resource);
             }
             ResourceKind::Template(template) => {
-                if self.templates.iter().any(|(t, _, _)| t.uri_template == template.uri_template) {
+                if self.templates.iter().any(|(t, ..)| t.uri_template == template.uri_template) {
                     self.errors.push(BuildProblem::Duplicate {
                         kind: ItemKind::ResourceTemplate,
                         name: template.uri_template.clone(),
@@ -104,7 +110,7 @@ impl Items {
                 match UriTemplate::parse(&template.uri_template) {
                     Ok(parsed) => {
                         self.completers.add_template(&template.uri_template, parsed.variables(), R::completer);
-                        self.templates.push((template, parsed, R::read));
+                        self.templates.push((template, parsed, R::read, R::SCOPES));
                     }
                     Err(e) => self.errors.push(BuildProblem::InvalidTemplate {
                         template: template.uri_template.clone(),
@@ -141,6 +147,17 @@ impl Items {
         problems
     }
 
+    /// Every scope the registered items declare, sorted, each once.
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let tools = self.tool_calls.values().map(|(_, s)| *s);
+        let prompts = self.prompt_gets.values().map(|(_, s)| *s);
+        let statics = self.static_reads.values().map(|(_, s)| *s);
+        let templates = self.templates.iter().map(|(.., s)| *s);
+        let fixed = tools.chain(prompts).chain(statics).chain(templates).flatten().copied();
+        let dynamic = self.dynamic_tools.iter().flat_map(|d| d.required_scopes().iter().map(String::as_str));
+        scopes::collect(fixed.chain(dynamic))
+    }
+
     pub(crate) fn has_tools(&self) -> bool {
         !self.tools.is_empty() || !self.dynamic_tools.is_empty() || self.allow_dynamic_tools
     }
@@ -160,7 +177,23 @@ impl Items {
 
     /// Split into shared tables the handlers close over.
     pub(crate) fn into_shared(self) -> Arc<SharedItems> {
+        let declared_scopes = self.declared_scopes();
+        let tool_scopes = self.tool_calls.iter().map(|(name, (_, s))| (name.clone(), *s));
+        let tool_scopes = tool_scopes.filter(|(_, s)| !s.is_empty()).collect();
+        let prompt_scopes = self.prompt_gets.iter().map(|(name, (_, s))| (name.clone(), *s));
+        let prompt_scopes = prompt_scopes.filter(|(_, s)| !s.is_empty()).collect();
+        let resource_scopes = self.static_reads.iter().map(|(uri, (_, s))| (uri.clone(), *s));
+        let templates = self.templates.iter().map(|(t, .., s)| (t.uri_template.clone(), *s));
+        let resource_scopes = resource_scopes.chain(templates).filter(|(_, s)| !s.is_empty()).collect();
         Arc::new(SharedItems {
+            // Tools added while serving may bring scopes: a registry that takes them filters too.
+            hide_unauthorized: self.hide_unauthorized
+                && (!declared_scopes.is_empty() || !self.dynamic_tools.is_empty() || self.allow_dynamic_tools),
+            scoped_items_without_auth: self.scoped_items_without_auth,
+            declared_scopes,
+            tool_scopes,
+            prompt_scopes,
+            resource_scopes,
             serves_tools: self.has_tools(),
             dynamic_tools: RwLock::new(self.dynamic_tools),
             version: AtomicU64::new(0),
@@ -174,11 +207,15 @@ impl Items {
             prompt_gets: self.prompt_gets,
             resources: ListResourcesResult { resources: self.resources, ..Default::default() },
             templates: ListResourceTemplatesResult {
-                resource_templates: self.templates.iter().map(|(t, _, _)| t.clone()).collect(),
+                resource_templates: self.templates.iter().map(|(t, ..)| t.clone()).collect(),
                 ..Default::default()
             },
             static_reads: self.static_reads,
-            template_reads: self.templates.into_iter().map(|(_, parsed, read)| (parsed, read)).collect(),
+            template_reads: self
+                .templates
+                .into_iter()
+                .map(|(_, parsed, read, scopes)| (parsed, read, scopes))
+                .collect(),
             completers: self.completers,
             disabled_tools: RwLock::default(),
             disabled_prompts: RwLock::default(),
@@ -189,6 +226,18 @@ impl Items {
 
 /// The registered items, shared by the handlers. Definitions are computed once.
 pub(crate) struct SharedItems {
+    /// Every scope the items registered at build declare; with those of the dynamic tools
+    /// registered now, `Server::declared_scopes`.
+    declared_scopes: Vec<String>,
+    /// Whether lists are filtered by the caller's scopes (and so never cached).
+    pub(crate) hide_unauthorized: bool,
+    /// Whether a request without any `AuthInfo` may use scoped items.
+    scoped_items_without_auth: bool,
+    /// The scopes of the scoped items, for listing (by tool name, prompt name, resource
+    /// URI or template).
+    tool_scopes: HashMap<String, Scopes>,
+    prompt_scopes: HashMap<String, Scopes>,
+    resource_scopes: HashMap<String, Scopes>,
     /// Whether this registry serves `tools/list` and `tools/call`.
     serves_tools: bool,
     /// Tools added at run time (or at build), after the macro tools in `tools/list`.
@@ -196,13 +245,13 @@ pub(crate) struct SharedItems {
     /// Bumped on every change, so a list encoded during a change is not cached.
     version: AtomicU64,
     tools: ListToolsResult,
-    tool_calls: HashMap<String, ToolCall>,
+    tool_calls: HashMap<String, (ToolCall, Scopes)>,
     prompts: ListPromptsResult,
-    prompt_gets: HashMap<String, PromptGet>,
+    prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: ListResourcesResult,
     templates: ListResourceTemplatesResult,
-    static_reads: HashMap<String, ResourceRead>,
-    template_reads: Vec<(UriTemplate, ResourceRead)>,
+    static_reads: HashMap<String, (ResourceRead, Scopes)>,
+    template_reads: Vec<(UriTemplate, ResourceRead, Scopes)>,
     completers: Completers,
     /// Tools and prompts taken out of service at run time, by name.
     disabled_tools: RwLock<HashSet<String>>,
@@ -342,6 +391,77 @@ impl SharedItems {
         value.map_err(|e| Error::internal(e.to_string()))
     }
 
+    /// Every scope the items declare, those of the dynamic tools registered now included,
+    /// sorted, each once (`Server::declared_scopes`).
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let dynamic = read(&self.dynamic_tools);
+        if dynamic.iter().all(|d| d.required_scopes().is_empty()) {
+            return self.declared_scopes.clone();
+        }
+        let added = dynamic.iter().flat_map(|d| d.required_scopes().iter().map(String::as_str));
+        scopes::collect(self.declared_scopes.iter().map(String::as_str).chain(added))
+    }
+
+    /// Whether `auth` may see the item `name` of `table` in a list.
+    fn visible(&self, table: &HashMap<String, Scopes>, name: &str, auth: Option<&AuthInfo>) -> bool {
+        self.visible_with(table.get(name).copied().unwrap_or_default(), auth)
+    }
+
+    /// Whether `auth` may see an item requiring `required` in a list.
+    fn visible_with<S: AsRef<str>>(&self, required: &[S], auth: Option<&AuthInfo>) -> bool {
+        !self.hide_unauthorized || (auth.is_none() && self.scoped_items_without_auth) || scopes::holds(auth, required)
+    }
+
+    /// [`scopes::check`], except that a request with no `AuthInfo` at all passes when the
+    /// server allows scoped items without authentication.
+    fn check_scopes<S: AsRef<str>>(
+        &self,
+        auth: Option<&AuthInfo>,
+        required: &[S],
+        kind: &str,
+        name: Option<&str>,
+    ) -> Result<(), Error> {
+        if auth.is_none() && self.scoped_items_without_auth {
+            return Ok(());
+        }
+        scopes::check(auth, required, kind, name)
+    }
+
+    /// `tools/list` for the caller `auth` (without the tools it lacks scopes for, when hiding).
+    pub(crate) fn list_tools_for(&self, auth: Option<&AuthInfo>) -> ListToolsResult {
+        let mut result = self.list_tools();
+        if !self.hide_unauthorized {
+            return result;
+        }
+        let dynamic = read(&self.dynamic_tools);
+        result.tools.retain(|t| match dynamic.iter().find(|d| d.name() == t.name) {
+            Some(tool) => self.visible_with(tool.required_scopes(), auth),
+            None => self.visible(&self.tool_scopes, &t.name, auth),
+        });
+        result
+    }
+
+    /// `prompts/list` for the caller `auth`.
+    pub(crate) fn list_prompts_for(&self, auth: Option<&AuthInfo>) -> ListPromptsResult {
+        let mut result = self.list_prompts();
+        result.prompts.retain(|p| self.visible(&self.prompt_scopes, &p.name, auth));
+        result
+    }
+
+    /// `resources/list` for the caller `auth`.
+    pub(crate) fn list_resources_for(&self, auth: Option<&AuthInfo>) -> ListResourcesResult {
+        let mut result = self.list_resources();
+        result.resources.retain(|r| self.visible(&self.resource_scopes, &r.uri, auth));
+        result
+    }
+
+    /// `resources/templates/list` for the caller `auth`.
+    pub(crate) fn list_templates_for(&self, auth: Option<&AuthInfo>) -> ListResourceTemplatesResult {
+        let mut result = self.list_templates();
+        result.resource_templates.retain(|t| self.visible(&self.resource_scopes, &t.uri_template, auth));
+        result
+    }
+
     pub(crate) fn list_tools(&self) -> ListToolsResult {
         let disabled = read(&self.disabled_tools);
         let dynamic = read(&self.dynamic_tools);
@@ -363,12 +483,20 @@ impl SharedItems {
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
         let enabled = !read(&self.disabled_tools).contains(&params.name);
         let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
-        if let Some(call) = self.tool_calls.get(&params.name).filter(|_| enabled) {
+        if let Some((call, required)) = self.tool_calls.get(&params.name).filter(|_| enabled) {
+            if let Err(error) = self.check_scopes(ctx.auth(), required, "tool", Some(&params.name)) {
+                return Box::pin(async move { Err(error) });
+            }
             return call(context(ctx), params);
         }
         let dynamic = read(&self.dynamic_tools).iter().find(|d| d.name() == params.name).cloned();
         match dynamic.filter(|_| enabled) {
-            Some(tool) => tool.call(context(ctx), params),
+            Some(tool) => {
+                if let Err(error) = self.check_scopes(ctx.auth(), tool.required_scopes(), "tool", Some(&params.name)) {
+                    return Box::pin(async move { Err(error) });
+                }
+                tool.call(context(ctx), params)
+            }
             None => {
                 let error = Error::unknown_tool(&params.name);
                 Box::pin(async move { Err(error) })
@@ -392,7 +520,10 @@ impl SharedItems {
     ) -> BoxFuture<Result<GetPromptOutcome, Error>> {
         let enabled = !read(&self.disabled_prompts).contains(&params.name);
         match self.prompt_gets.get(&params.name).filter(|_| enabled) {
-            Some(get) => {
+            Some((get, required)) => {
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "prompt", Some(&params.name)) {
+                    return Box::pin(async move { Err(error) });
+                }
                 let ctx = Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
                 get(ctx, params)
             }
@@ -417,11 +548,19 @@ impl SharedItems {
         params: ReadResourceParams,
     ) -> BoxFuture<Result<ReadResourceOutcome, Error>> {
         let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
-        if let Some(read) = self.static_reads.get(&params.uri) {
+        let refused =
+            |error: Error| -> BoxFuture<Result<ReadResourceOutcome, Error>> { Box::pin(async move { Err(error) }) };
+        if let Some((read, required)) = self.static_reads.get(&params.uri) {
+            if let Err(error) = self.check_scopes(ctx.auth(), required, "resource", Some(&params.uri)) {
+                return refused(error);
+            }
             return read(context(ctx), params.clone(), Variables::new());
         }
-        for (template, read) in &self.template_reads {
+        for (template, read, required) in &self.template_reads {
             if let Some(vars) = template.matches(&params.uri) {
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "resource template", None) {
+                    return refused(error);
+                }
                 return read(context(ctx), params.clone(), vars);
             }
         }
@@ -443,6 +582,10 @@ impl SharedItems {
                     let error = Error::unknown_prompt(name);
                     return Box::pin(async move { Err(error) });
                 }
+                let required = self.prompt_scopes.get(name).copied().unwrap_or_default();
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "prompt", Some(name)) {
+                    return Box::pin(async move { Err(error) });
+                }
                 self.completers.for_prompt(name, argument)
             }
             CompletionReference::Resource { uri } => {
@@ -450,6 +593,10 @@ impl SharedItems {
                     || self.static_reads.contains_key(uri);
                 if !known {
                     let error = Error::invalid_params(format!("Unknown resource template: {uri}"));
+                    return Box::pin(async move { Err(error) });
+                }
+                let required = self.resource_scopes.get(uri).copied().unwrap_or_default();
+                if let Err(error) = self.check_scopes(ctx.auth(), required, "resource", Some(uri)) {
                     return Box::pin(async move { Err(error) });
                 }
                 self.completers.for_template(uri, argument)

@@ -79,6 +79,37 @@ impl Error {
             .with_data(json!({ "requiredCapabilities": required }))
     }
 
+    /// `-32003` "Insufficient scope: requires a b", with `data.requiredScopes`: the caller's token lacks
+    /// scopes this request needs (OAuth step-up). Name every scope the request needs, in
+    /// one error. Over HTTP, when the endpoint is a
+    /// protected resource (`HttpConfig::protected_resource`), the answer
+    /// is a 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…",
+    /// resource_metadata="…"`, so the client can ask its authorization server for more.
+    ///
+    /// ```
+    /// let error = mcp::Error::insufficient_scope(["db:write"]);
+    /// assert_eq!(error.code, mcp::protocol::ErrorCode::INSUFFICIENT_SCOPE);
+    /// assert_eq!(error.data, Some(mcp::serde_json::json!({"requiredScopes": ["db:write"]})));
+    /// ```
+    pub fn insufficient_scope<I>(scopes: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        let message = format!("Insufficient scope: requires {}", scopes.join(" "));
+        Error::new(ErrorCode::INSUFFICIENT_SCOPE, message).with_data(json!({ "requiredScopes": scopes }))
+    }
+
+    /// The scopes an [`insufficient_scope`](Self::insufficient_scope) error names, if it is one.
+    pub fn required_scopes(&self) -> Option<Vec<String>> {
+        if self.code != ErrorCode::INSUFFICIENT_SCOPE {
+            return None;
+        }
+        let scopes = self.data.as_ref()?.get("requiredScopes")?.as_array()?;
+        Some(scopes.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+    }
+
     /// `-32020` Header mismatch.
     pub fn header_mismatch(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::HEADER_MISMATCH, message)

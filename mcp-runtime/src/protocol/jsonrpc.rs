@@ -153,6 +153,9 @@ impl ErrorCode {
     pub const SERVER_BUSY: i32 = -32000;
     /// The handler ran longer than the server's handler timeout and was cancelled.
     pub const REQUEST_TIMEOUT: i32 = -32001;
+    /// The caller's token lacks scopes this request needs (this runtime's code; over HTTP,
+    /// a 403 with an `insufficient_scope` challenge). See [`Error::insufficient_scope`].
+    pub const INSUFFICIENT_SCOPE: i32 = -32003;
 }
 
 /// A decoded message of any kind, with its params or result left as JSON.

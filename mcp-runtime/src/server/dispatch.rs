@@ -150,7 +150,9 @@ impl Server {
             _ => return Ok(None),
         };
         let server = self.inner();
-        let Some(items) = server.items.as_ref().filter(|items| items.serves(kind)) else { return Ok(None) };
+        // Lists filtered by the caller's scopes differ per caller: never shared.
+        let shared = |items: &&Arc<crate::items::SharedItems>| items.serves(kind) && !items.hide_unauthorized;
+        let Some(items) = server.items.as_ref().filter(shared) else { return Ok(None) };
         if params.is_some_and(|p| p.get("cursor").is_some_and(|c| !c.is_null())) {
             return Ok(None);
         }

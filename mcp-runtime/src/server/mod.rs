@@ -111,6 +111,12 @@ impl Server {
         &self.inner.limits
     }
 
+    /// Every OAuth scope the items declare, sorted, each once; see
+    /// [`ServerBuilder::declared_scopes`].
+    pub fn declared_scopes(&self) -> Vec<String> {
+        self.inner.items.as_ref().map(|items| items.declared_scopes()).unwrap_or_default()
+    }
+
     pub(crate) fn inner(&self) -> &ServerInner {
         &self.inner
     }
@@ -532,8 +538,8 @@ impl ServerBuilder {
         let shared = items.into_shared();
         if tools {
             let list = Arc::clone(&shared);
-            h.list_tools = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
-                let result = list.list_tools();
+            h.list_tools = Some(routes::boxed(move |ctx: RequestContext, _params: PaginatedParams| {
+                let result = list.list_tools_for(ctx.auth());
                 async move { Ok(result) }
             }));
             let call = Arc::clone(&shared);
@@ -541,8 +547,8 @@ impl ServerBuilder {
         }
         if prompts {
             let list = Arc::clone(&shared);
-            h.list_prompts = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
-                let result = list.list_prompts();
+            h.list_prompts = Some(routes::boxed(move |ctx: RequestContext, _params: PaginatedParams| {
+                let result = list.list_prompts_for(ctx.auth());
                 async move { Ok(result) }
             }));
             let get = Arc::clone(&shared);
@@ -550,13 +556,13 @@ impl ServerBuilder {
         }
         if resources {
             let list = Arc::clone(&shared);
-            h.list_resources = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
-                let result = list.list_resources();
+            h.list_resources = Some(routes::boxed(move |ctx: RequestContext, _params: PaginatedParams| {
+                let result = list.list_resources_for(ctx.auth());
                 async move { Ok(result) }
             }));
             let templates = Arc::clone(&shared);
-            h.list_resource_templates = Some(routes::boxed(move |_ctx, _params: PaginatedParams| {
-                let result = templates.list_templates();
+            h.list_resource_templates = Some(routes::boxed(move |ctx: RequestContext, _params: PaginatedParams| {
+                let result = templates.list_templates_for(ctx.auth());
                 async move { Ok(result) }
             }));
             let read = Arc::clone(&shared);
@@ -576,6 +582,64 @@ impl ServerBuilder {
             inner.items = Some(shared);
         }
         Ok(server)
+    }
+
+    /// Every OAuth scope the registered items declare (`scopes = [...]`), sorted, each
+    /// once: the `scopes_supported` of the protected resource metadata.
+    ///
+    /// ```
+    /// #[mcp::tool(scopes = ["db:write"])]
+    /// fn provision(name: String) -> String {
+    ///     name
+    /// }
+    ///
+    /// #[mcp::prompt(scopes = ["db:read"])]
+    /// fn briefing() -> String {
+    ///     "Be brief.".into()
+    /// }
+    ///
+    /// let builder = mcp::Server::builder("s", "1.0.0").tool::<provision>().prompt::<briefing>();
+    /// assert_eq!(builder.declared_scopes(), ["db:read", "db:write"]);
+    /// assert_eq!(builder.build().declared_scopes(), ["db:read", "db:write"]);
+    /// ```
+    pub fn declared_scopes(&self) -> Vec<String> {
+        self.items.declared_scopes()
+    }
+
+    /// List each caller only the tools, prompts and resources whose scopes it holds
+    /// (see [`items::scopes`](crate::items::scopes)). Off by default: scoped items are
+    /// listed to everyone and refused when used. With it, lists are built per request
+    /// rather than encoded once.
+    pub fn hide_unauthorized_items(mut self, hide: bool) -> Self {
+        self.items.hide_unauthorized = hide;
+        self
+    }
+
+    /// Let requests that carry no [`AuthInfo`](crate::auth::AuthInfo) at all use scoped
+    /// items, for a server that runs both with and without authentication (the
+    /// `provisioner` example without `MCP_AUTH_ISSUER`, a stdio build of an HTTP server).
+    ///
+    /// Off by default: without it, scoped items are refused to unauthenticated requests
+    /// (see [`items::scopes`](crate::items::scopes)), so a missing authorization setup
+    /// never opens them to everyone. Turn it on only where no verifier is configured:
+    /// an authenticated caller is still checked against each item's scopes.
+    ///
+    /// ```
+    /// #[mcp::tool(scopes = ["db:write"])]
+    /// fn provision(name: String) -> String {
+    ///     name
+    /// }
+    ///
+    /// let authenticated = std::env::var_os("MCP_AUTH_ISSUER").is_some();
+    /// let server = mcp::Server::builder("s", "1.0.0")
+    ///     .tool::<provision>()
+    ///     .allow_scoped_items_without_auth(!authenticated)
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn allow_scoped_items_without_auth(mut self, allow: bool) -> Self {
+        self.items.scoped_items_without_auth = allow;
+        self
     }
 
     /// Finish: capabilities are derived from the handlers and items that are set.
@@ -636,6 +700,10 @@ impl Server {
     ///
     /// Transports use this to read tool schemas (for example `x-mcp-header` annotations).
     pub async fn list_all_tools(&self) -> Result<Vec<crate::protocol::Tool>, crate::Error> {
+        // The items' own list, whole: it is not the caller's, so not filtered by scopes.
+        if let Some(items) = self.inner.items.as_ref().filter(|items| items.serves(crate::items::ListKind::Tools)) {
+            return Ok(items.list_tools().tools);
+        }
         let Some(handler) = self.inner.routes.handlers.list_tools.clone() else {
             return Ok(Vec::new());
         };

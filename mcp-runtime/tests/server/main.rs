@@ -1,7 +1,8 @@
 //! The server side, mostly without a network: dispatch over the in-memory pairing and over
 //! a newline-delimited connection, the macros, error shapes, limits, the spec's wire
 //! examples, the schemas tools publish, state, completions, custom methods (one test also
-//! over loopback HTTP), older protocol revisions and the inputs the fuzzers once failed on.
+//! over loopback HTTP), older protocol revisions, scopes per item and the inputs the fuzzers
+//! once failed on.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -17,5 +18,6 @@ mod macros;
 mod memory_pairing;
 mod revisions;
 mod schemas;
+mod scopes;
 mod spec_examples;
 mod state;

@@ -8,5 +8,6 @@ mod auth;
 mod hostile;
 mod log_escaping;
 mod parts;
+mod protected_resource;
 mod transport;
 mod verifier_hook;

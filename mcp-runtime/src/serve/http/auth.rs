@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{Response, StatusCode, header};
 
 use super::HttpBody;
 use super::HttpConfig;
+use super::challenge;
 use super::reply::error_response;
 use crate::auth::VerifyRequest;
 use crate::handler::AuthInfo;
@@ -25,7 +26,7 @@ pub(super) async fn caller(
     let auth = match &config.token_verifier {
         Some(verifier) => {
             let Some(token) = bearer_token(headers) else {
-                return Err(challenge(None));
+                return Err(unauthorized(config, None));
             };
             let mut request = VerifyRequest::new(token).with_headers(headers);
             if let Some(resource) = &config.resource {
@@ -35,7 +36,7 @@ pub(super) async fn caller(
                 Some(auth) => auth,
                 None => {
                     tracing::warn!("refusing a request with an invalid bearer token");
-                    return Err(challenge(Some("invalid_token")));
+                    return Err(unauthorized(config, Some(challenge::INVALID_TOKEN)));
                 }
             }
         }
@@ -46,7 +47,7 @@ pub(super) async fn caller(
     };
     if auth.is_expired() {
         tracing::warn!("refusing a request whose credentials have expired");
-        return Err(challenge(Some("invalid_token")));
+        return Err(unauthorized(config, Some(challenge::INVALID_TOKEN)));
     }
     Ok(Some(Arc::new(auth)))
 }
@@ -64,18 +65,15 @@ fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
 }
 
 /// 401 with a `WWW-Authenticate: Bearer` challenge, naming the RFC 6750 error code when a
-/// token was sent (never the token).
-fn challenge(error: Option<&'static str>) -> Box<Response<HttpBody>> {
+/// token was sent (never the token), and the metadata document and scopes when the
+/// endpoint is a [protected resource](HttpConfig::protected_resource).
+fn unauthorized(config: &HttpConfig, error: Option<&'static str>) -> Box<Response<HttpBody>> {
     let mut response = error_response(
         StatusCode::UNAUTHORIZED,
         None,
         ErrorCode::INVALID_REQUEST,
         "Unauthorized: a valid bearer token is required",
     );
-    let value = match error {
-        Some(_) => HeaderValue::from_static("Bearer error=\"invalid_token\""),
-        None => HeaderValue::from_static("Bearer"),
-    };
-    response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge::bearer(config, error, None));
     Box::new(response)
 }

@@ -52,6 +52,7 @@ pub struct HttpConfig {
     pub(crate) max_get_streams_per_session: usize,
     // Auth: the protected resource this endpoint is.
     pub(crate) resource: Option<String>,
+    pub(crate) protected_resource: Option<Arc<super::ProtectedResourceMetadata>>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -75,6 +76,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_stream_lifetime", &self.max_stream_lifetime)
             .field("max_get_streams_per_session", &self.max_get_streams_per_session)
             .field("resource", &self.resource)
+            .field("protected_resource", &self.protected_resource)
             .finish()
     }
 }
@@ -106,6 +108,7 @@ impl Default for HttpConfig {
             max_stream_lifetime: DEFAULT_MAX_STREAM_LIFETIME,
             max_get_streams_per_session: DEFAULT_MAX_GET_STREAMS_PER_SESSION,
             resource: None,
+            protected_resource: None,
         }
     }
 }
@@ -350,6 +353,44 @@ impl HttpConfig {
     #[must_use]
     pub fn resource(mut self, uri: impl Into<String>) -> Self {
         self.resource = Some(uri.into());
+        self
+    }
+
+    /// Serve this endpoint as an OAuth 2.1 protected resource (RFC 9728): the metadata
+    /// document at its [well-known path](super::ProtectedResourceMetadata::well_known_path),
+    /// without authentication (the endpoint's path and host checks do not apply to it;
+    /// `GET` gets it, `OPTIONS` a CORS preflight, other methods 405), and challenges that
+    /// point to it. Also sets [`resource`](Self::resource) to the metadata's resource URI.
+    ///
+    /// - Without [`scopes_supported`](super::ProtectedResourceMetadata::scopes_supported),
+    ///   the document lists the scopes the server's items declare
+    ///   ([`Server::declared_scopes`](crate::server::Server::declared_scopes)), and so does the 401.
+    /// - MCP requires at least one
+    ///   [`authorization_server`](super::ProtectedResourceMetadata::authorization_server):
+    ///   without one [`serve::http`](fn@crate::serve::http) returns an `InvalidInput` error
+    ///   and [`McpHttpService::new`](super::McpHttpService::new) panics.
+    /// - A request without a token gets 401 with
+    ///   `WWW-Authenticate: Bearer resource_metadata="<document URL>", scope="<scopes supported>"`;
+    ///   a refused or expired token gets `Bearer error="invalid_token", resource_metadata=…, scope=…`.
+    /// - A handler returning [`Error::insufficient_scope`](crate::Error::insufficient_scope)
+    ///   gets 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
+    ///   resource_metadata="…", scope="<the scopes it names>"` and the JSON-RPC error as body
+    ///   (unless the handler sent notifications first: the SSE stream has begun with 200).
+    ///
+    /// ```
+    /// use mcp::serve::http::{HttpConfig, ProtectedResourceMetadata};
+    ///
+    /// let config = HttpConfig::default().protected_resource(
+    ///     ProtectedResourceMetadata::new("https://api.example.com/mcp")
+    ///         .authorization_server("https://auth.example.com")
+    ///         .scopes_supported(["files:read"]),
+    /// );
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn protected_resource(mut self, metadata: super::ProtectedResourceMetadata) -> Self {
+        self.resource = Some(metadata.resource().to_owned());
+        self.protected_resource = Some(Arc::new(metadata));
         self
     }
 }

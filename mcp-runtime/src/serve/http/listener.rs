@@ -81,13 +81,14 @@ where
 
     fn into_future(self) -> crate::serve::Shutdown {
         let exposed = self.listener.local_addr().and_then(|addr| super::exposure::check(addr, &self.config));
+        let exposed = exposed.and_then(|()| super::check_config(&self.config));
         let mut http1 = hyper::server::conn::http1::Builder::new();
         http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(self.config.header_read_timeout);
         let slots = ConnectionSlots::new(self.config.max_connections);
-        let service = McpHttpService::new(self.server, self.config);
+        let service = exposed.map(|()| McpHttpService::new(self.server, self.config));
         let (listener, shutdown, grace) = (self.listener, self.shutdown, self.grace);
         Box::pin(async move {
-            exposed?;
+            let service = service?;
             run(listener, Connections { service, http1, slots }, shutdown, grace).await
         })
     }

@@ -20,12 +20,14 @@
 
 mod auth;
 mod body;
+mod challenge;
 mod check;
 mod config;
 mod connection_slots;
 mod exchange;
 mod exposure;
 mod listener;
+mod metadata;
 mod reply;
 mod request_body;
 mod security;
@@ -47,6 +49,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 pub use body::HttpBody;
 pub use config::{DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_SESSION_MAX_LIFETIME, HttpConfig};
 pub use listener::Serve;
+pub use metadata::{ProtectedResourceMetadata, ProtectedResourceMetadataService};
 pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
@@ -58,8 +61,8 @@ use crate::wire::headers::{self, HeaderParam};
 use crate::wire::untrusted::Untrusted;
 use body::Event;
 use reply::{
-    accepts, empty_response, error_response, json_response, method_not_allowed, session_id, session_not_found,
-    sse_response, status_for,
+    accepts, empty_response, error_response, final_response, json_response, method_not_allowed, session_id,
+    session_not_found, sse_response,
 };
 use sessions::{Owner, Sessions};
 use stream_limits::{Client, StreamLimiter};
@@ -86,12 +89,56 @@ struct State {
     tool_index: Mutex<Option<(u64, ToolIndex)>>,
 }
 
+/// `Err` (`InvalidInput`) when `config` cannot be served: protected resource metadata
+/// without an authorization server.
+pub(super) fn check_config(config: &HttpConfig) -> std::io::Result<()> {
+    config.protected_resource.as_deref().map_or(Ok(()), ProtectedResourceMetadata::check)
+}
+
 /// The header-mirrored arguments of each tool, by tool name.
 type ToolIndex = Arc<HashMap<String, Vec<HeaderParam>>>;
 
 impl McpHttpService {
     /// `server` as an HTTP service with `config`.
-    pub fn new(server: Server, config: HttpConfig) -> Self {
+    ///
+    /// With [`HttpConfig::protected_resource`] metadata that sets no
+    /// [`scopes_supported`](ProtectedResourceMetadata::scopes_supported), the document and
+    /// the 401 challenge's `scope` list [`server.declared_scopes()`](Server::declared_scopes),
+    /// read now. The service answers the document's
+    /// [well-known path](ProtectedResourceMetadata::well_known_path) too, so in a router
+    /// mount it there as well as at the endpoint's path:
+    ///
+    /// ```
+    /// # async fn demo(server: mcp::Server, verifier: mcp::auth::StaticTokenVerifier) {
+    /// use mcp::serve::http::{HttpConfig, McpHttpService, ProtectedResourceMetadata};
+    ///
+    /// let metadata = ProtectedResourceMetadata::new("https://api.example.com/mcp")
+    ///     .authorization_server("https://auth.example.com");
+    /// let document_path = metadata.well_known_path();
+    /// let config = HttpConfig::default()
+    ///     .allowed_hosts(["api.example.com"])
+    ///     .protected_resource(metadata)
+    ///     .token_verifier(verifier);
+    /// let service = McpHttpService::new(server, config);
+    /// let app: axum::Router =
+    ///     axum::Router::new().route_service(&document_path, service.clone()).route_service("/mcp", service);
+    /// # let _ = app;
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the protected resource metadata names no
+    /// [authorization server](ProtectedResourceMetadata::authorization_server): MCP
+    /// requires one ([`serve::http`](fn@crate::serve::http) returns an `InvalidInput`
+    /// error instead).
+    pub fn new(server: Server, mut config: HttpConfig) -> Self {
+        if let Some(metadata) = config.protected_resource.take() {
+            if let Err(e) = metadata.check() {
+                panic!("{e}");
+            }
+            config.protected_resource = Some(metadata.or_scopes(server.declared_scopes()));
+        }
         McpHttpService {
             state: Arc::new(State {
                 server,
@@ -136,6 +183,12 @@ impl State {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // The metadata document is public: no host check, no token (RFC 9728).
+        if let Some(metadata) = &self.config.protected_resource
+            && request.uri().path() == metadata.well_known_path()
+        {
+            return metadata.respond(request.method());
+        }
         if let Some(path) = &self.config.path
             && request.uri().path() != path
         {
@@ -437,8 +490,7 @@ impl State {
         } else {
             match exchange::serve_inline(self.server.clone(), session, request, permit, caller).await {
                 exchange::Served::Done(frame, error_code) => {
-                    let status = error_code.map_or(StatusCode::OK, status_for);
-                    return (json_response(status, frame), error_code.is_none());
+                    return (final_response(&self.config, frame, error_code, false), error_code.is_none());
                 }
                 exchange::Served::Streaming(first, rest) => {
                     return (sse_response(HttpBody::sse(Some(first), rest, self.config.sse_keep_alive), None), true);
@@ -447,11 +499,7 @@ impl State {
         };
         match events.recv().await {
             Some(Event::Last(frame, error_code)) => {
-                let status = match error_code {
-                    Some(code) if !legacy => status_for(code),
-                    _ => StatusCode::OK,
-                };
-                (json_response(status, frame), error_code.is_none())
+                (final_response(&self.config, frame, error_code, legacy), error_code.is_none())
             }
             Some(first @ Event::Message(_)) => {
                 (sse_response(HttpBody::sse(Some(first), events, self.config.sse_keep_alive), None), true)

@@ -2,7 +2,7 @@
 
 use http::{HeaderValue, Response, StatusCode, header};
 
-use super::HttpBody;
+use super::{HttpBody, HttpConfig, challenge};
 use crate::protocol::{Error, ErrorCode, RequestId};
 use crate::wire::headers;
 
@@ -53,8 +53,40 @@ pub(super) fn status_for(code: i32) -> StatusCode {
         ErrorCode::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::REQUEST_TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
+        ErrorCode::INSUFFICIENT_SCOPE => StatusCode::FORBIDDEN,
         _ => StatusCode::OK,
     }
+}
+
+/// The JSON answer carrying a request's final frame, with `code` if it is an error. Its
+/// status follows the code on the modern path and is 200 on the legacy one, except for a
+/// scope refusal: 403 with an `insufficient_scope` challenge on both, since 2025-11-25
+/// clients step up too.
+pub(super) fn final_response(
+    config: &HttpConfig,
+    frame: String,
+    code: Option<i32>,
+    legacy: bool,
+) -> Response<HttpBody> {
+    match code {
+        Some(ErrorCode::INSUFFICIENT_SCOPE) => {
+            let scopes = required_scopes(&frame);
+            let mut response = json_response(StatusCode::FORBIDDEN, frame);
+            let value = challenge::bearer(config, Some(challenge::INSUFFICIENT_SCOPE), Some(&scopes));
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            response
+        }
+        Some(code) if !legacy => json_response(status_for(code), frame),
+        _ => json_response(StatusCode::OK, frame),
+    }
+}
+
+/// The scopes named by the insufficient-scope error in `frame` (a JSON-RPC error response).
+fn required_scopes(frame: &str) -> Vec<String> {
+    serde_json::from_str::<crate::protocol::JsonRpcErrorResponse>(frame)
+        .ok()
+        .and_then(|response| response.error.required_scopes())
+        .unwrap_or_default()
 }
 
 pub(super) fn accepts(headers: &http::HeaderMap, wanted: &[&str]) -> bool {

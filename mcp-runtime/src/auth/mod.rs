@@ -173,3 +173,23 @@ impl TokenVerifier for StaticTokenVerifier {
         Box::pin(async move { found })
     }
 }
+
+#[cfg(feature = "oauth")]
+mod discovery;
+#[cfg(feature = "oauth")]
+mod fetch;
+#[cfg(feature = "oauth")]
+mod introspection;
+#[cfg(feature = "oauth")]
+mod jwks;
+#[cfg(feature = "oauth")]
+mod jwt;
+#[cfg(feature = "oauth")]
+mod oauth_error;
+
+#[cfg(feature = "oauth")]
+pub use introspection::{IntrospectionVerifier, IntrospectionVerifierBuilder};
+#[cfg(feature = "oauth")]
+pub use jwt::{JwtVerifier, JwtVerifierBuilder};
+#[cfg(feature = "oauth")]
+pub use oauth_error::{OAuthError, OAuthErrorKind};

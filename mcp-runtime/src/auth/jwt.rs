@@ -1,0 +1,363 @@
+//! [`JwtVerifier`]: OAuth 2.1 access tokens in the JWT profile (RFC 9068), checked with
+//! the `jsonwebtoken` crate against the issuer's JWKS.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+
+use super::fetch::{Fetcher, parse_url};
+use super::jwks::{JwksCache, JwksSource};
+use super::oauth_error::{OAuthError, OAuthErrorKind};
+use super::{AuthInfo, TokenVerifier, VerifyRequest};
+use crate::handler::BoxFuture;
+
+/// The default clock-skew allowance for `exp` and `nbf`.
+const DEFAULT_LEEWAY: Duration = Duration::from_secs(60);
+/// The default shortest time between two JWKS fetches.
+const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(30);
+/// The default timeout of one metadata or JWKS fetch.
+const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default size bound of a metadata or JWKS document.
+const DEFAULT_MAX_DOCUMENT_BYTES: usize = 256 * 1024;
+
+/// Verifies JWT access tokens (RFC 9068) issued by one authorization server.
+///
+/// A token is accepted when all of these hold:
+/// - its signature verifies with the issuer's key named by its `kid` (from the configured
+///   JWKS URL, or the `jwks_uri` of the issuer's RFC 8414 / OpenID Connect metadata);
+/// - its algorithm is an asymmetric one that fits the key (RS*, PS*, ES256, ES384, EdDSA;
+///   never `none`, never HMAC);
+/// - its `typ` is `at+jwt` (RFC 9068) or `JWT`, or absent;
+/// - `iss` is the configured issuer, exactly;
+/// - `aud` contains the configured [`audience`](JwtVerifierBuilder::audience) or, without
+///   one, the resource the transport is configured as ([`VerifyRequest::resource`]);
+///   tokens for other audiences are refused (RFC 8707, no token passthrough);
+/// - `exp` is present and not past, and `nbf`, if present, not in the future, both with a
+///   leeway.
+///
+/// Keys are cached; a token naming an unknown `kid` refetches the JWKS (key rotation), at
+/// most once per [`refresh_interval`](JwtVerifierBuilder::refresh_interval).
+///
+/// The [`AuthInfo`] carries `iss`, `sub`, `client_id` (or `azp`), the scopes of `scope`
+/// (space-separated) or `scp`, and as `expires_at` the last second the token is accepted
+/// (`exp` plus the leeway), which the transport enforces.
+///
+/// Only `http://` URLs can be fetched in this build.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp::auth::JwtVerifier;
+///
+/// let verifier = JwtVerifier::builder()
+///     .issuer("http://127.0.0.1:9000")
+///     .audience("http://127.0.0.1:8000/mcp")
+///     .leeway(Duration::from_secs(30))
+///     .build()
+///     .unwrap();
+/// # let _ = verifier;
+/// ```
+#[derive(Debug, Clone)]
+pub struct JwtVerifier {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    issuer: String,
+    audience: Option<String>,
+    leeway: u64,
+    jwks: JwksCache,
+}
+
+/// Configures a [`JwtVerifier`]; from [`JwtVerifier::builder`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct JwtVerifierBuilder {
+    issuer: Option<String>,
+    audience: Option<String>,
+    jwks_url: Option<String>,
+    leeway: Duration,
+    refresh_interval: Duration,
+    fetch_timeout: Duration,
+    max_document_bytes: usize,
+}
+
+impl JwtVerifierBuilder {
+    /// The authorization server's issuer identifier: tokens' `iss` must equal it, and
+    /// without a [`jwks_url`](Self::jwks_url) its metadata is looked up from it. Required.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// The audience tokens must carry in `aud`: this server's canonical resource URI.
+    /// Without it, the resource the HTTP transport is configured as
+    /// ([`HttpConfig::resource`](crate::serve::http::HttpConfig::resource)) is used, and
+    /// a request without either is refused.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
+    /// Where the issuer's JWKS is, instead of discovering it from the issuer's metadata.
+    pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
+        self.jwks_url = Some(url.into());
+        self
+    }
+
+    /// The clock skew allowed when checking `exp` and `nbf` (whole seconds; default 60 s).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The shortest time between two JWKS fetches (default 30 s): a token with an unknown
+    /// `kid` refetches only if the last fetch is at least this old.
+    pub fn refresh_interval(mut self, interval: Duration) -> Self {
+        self.refresh_interval = interval;
+        self
+    }
+
+    /// How long one metadata or JWKS fetch may take (default 10 s).
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch_timeout = timeout;
+        self
+    }
+
+    /// The largest metadata or JWKS document accepted (default 256 KiB).
+    pub fn max_document_bytes(mut self, bytes: usize) -> Self {
+        self.max_document_bytes = bytes;
+        self
+    }
+
+    /// The verifier. Fails without an issuer, or when a URL it must fetch is not a plain
+    /// `http://` URL ([`OAuthErrorKind::UnsupportedScheme`] for `https://`).
+    pub fn build(self) -> Result<JwtVerifier, OAuthError> {
+        let issuer = self
+            .issuer
+            .filter(|i| !i.is_empty())
+            .ok_or_else(|| OAuthError::new(OAuthErrorKind::Config, "a JwtVerifier needs an issuer"))?;
+        let source = match &self.jwks_url {
+            Some(url) => JwksSource::Url(parse_url(url, "the JWKS URL")?),
+            None => {
+                parse_url(&issuer, "the issuer (its metadata is fetched to find the JWKS)")?;
+                JwksSource::Discover { issuer: issuer.clone() }
+            }
+        };
+        install_crypto_provider();
+        let fetcher = Fetcher::new(self.fetch_timeout, self.max_document_bytes);
+        Ok(JwtVerifier {
+            inner: Arc::new(Inner {
+                issuer,
+                audience: self.audience,
+                leeway: self.leeway.as_secs(),
+                jwks: JwksCache::new(source, fetcher, self.refresh_interval),
+            }),
+        })
+    }
+}
+
+/// Makes RustCrypto jsonwebtoken's process default unless a provider is installed
+/// already: with both of its backend features enabled somewhere in the build,
+/// jsonwebtoken would otherwise refuse to pick one.
+fn install_crypto_provider() {
+    if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
+        // Err: another thread installed one in between, which is as good.
+        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+    }
+}
+
+/// The algorithms a key may verify: only the one its `alg` names, else those of its type
+/// and curve. Shared-secret (`oct`) keys verify nothing.
+fn algorithms_for(jwk: &Jwk) -> Vec<Algorithm> {
+    let by_type: &[Algorithm] = match &jwk.algorithm {
+        AlgorithmParameters::RSA(_) => &[
+            Algorithm::RS256,
+            Algorithm::RS384,
+            Algorithm::RS512,
+            Algorithm::PS256,
+            Algorithm::PS384,
+            Algorithm::PS512,
+        ],
+        AlgorithmParameters::EllipticCurve(ec) => match ec.curve {
+            EllipticCurve::P256 => &[Algorithm::ES256],
+            EllipticCurve::P384 => &[Algorithm::ES384],
+            _ => &[],
+        },
+        AlgorithmParameters::OctetKeyPair(okp) if okp.curve == EllipticCurve::Ed25519 => &[Algorithm::EdDSA],
+        _ => &[],
+    };
+    match jwk.common.key_algorithm.and_then(|a| Algorithm::try_from(a).ok()) {
+        Some(named) => by_type.iter().copied().filter(|a| *a == named).collect(),
+        None if jwk.common.key_algorithm.is_some() => Vec::new(),
+        None => by_type.to_vec(),
+    }
+}
+
+/// `typ` of an access token: `at+jwt` (RFC 9068 §2.1, also as `application/at+jwt`) or a
+/// plain `JWT`, case-insensitively (RFC 7515 §4.1.9).
+fn is_access_token_type(typ: Option<&str>) -> bool {
+    let Some(typ) = typ else { return true };
+    let typ = typ.strip_prefix("application/").unwrap_or(typ);
+    typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("jwt")
+}
+
+/// The claims read into [`AuthInfo`]; `exp`, `iss` and `aud` are checked (and required)
+/// by jsonwebtoken, which reads the claims before validating: optional here, so that a
+/// missing one is reported as such rather than as malformed claims.
+#[derive(Deserialize)]
+struct Claims {
+    #[serde(default)]
+    iss: Option<String>,
+    #[serde(default)]
+    exp: Option<u64>,
+    #[serde(default)]
+    sub: Option<String>,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    azp: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    scp: Option<Scp>,
+}
+
+/// `scp`: a list (Azure AD, Okta) or a space-separated string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scp {
+    List(Vec<String>),
+    Text(String),
+}
+
+fn scopes(claims: &Claims) -> Vec<String> {
+    match (&claims.scope, &claims.scp) {
+        (Some(scope), _) => scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+        (None, Some(Scp::List(list))) => list.clone(),
+        (None, Some(Scp::Text(text))) => text.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
+fn refusal(error: &jsonwebtoken::errors::Error) -> OAuthError {
+    let (kind, detail) = match error.kind() {
+        ErrorKind::InvalidSignature => (OAuthErrorKind::Signature, "the signature does not verify"),
+        ErrorKind::ExpiredSignature => (OAuthErrorKind::Expired, "the token has expired"),
+        ErrorKind::ImmatureSignature => (OAuthErrorKind::NotYetValid, "the token is not valid yet (nbf)"),
+        ErrorKind::InvalidIssuer => (OAuthErrorKind::Issuer, "iss is not the configured issuer"),
+        ErrorKind::InvalidAudience => (OAuthErrorKind::Audience, "aud does not contain this resource"),
+        ErrorKind::MissingRequiredClaim(claim) => match claim.as_str() {
+            "exp" => (OAuthErrorKind::Expired, "the token has no exp"),
+            "iss" => (OAuthErrorKind::Issuer, "the token has no iss"),
+            "aud" => (OAuthErrorKind::Audience, "the token has no aud"),
+            _ => (OAuthErrorKind::Claims, "a required claim is missing"),
+        },
+        ErrorKind::InvalidAlgorithm | ErrorKind::MissingAlgorithm | ErrorKind::InvalidAlgorithmName => {
+            (OAuthErrorKind::Algorithm, "the algorithm is not allowed for this key")
+        }
+        ErrorKind::InvalidRsaKey(_)
+        | ErrorKind::InvalidEcdsaKey
+        | ErrorKind::InvalidEddsaKey
+        | ErrorKind::InvalidKeyFormat => (OAuthErrorKind::Jwks, "the JWKS key cannot verify this token"),
+        ErrorKind::Json(_) | ErrorKind::InvalidClaimFormat(_) => (OAuthErrorKind::Claims, "the claims are malformed"),
+        _ => (OAuthErrorKind::Malformed, "the token is malformed"),
+    };
+    OAuthError::new(kind, detail)
+}
+
+impl JwtVerifier {
+    /// A builder; [`issuer`](JwtVerifierBuilder::issuer) is required.
+    pub fn builder() -> JwtVerifierBuilder {
+        JwtVerifierBuilder {
+            issuer: None,
+            audience: None,
+            jwks_url: None,
+            leeway: DEFAULT_LEEWAY,
+            refresh_interval: DEFAULT_REFRESH_INTERVAL,
+            fetch_timeout: DEFAULT_FETCH_TIMEOUT,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+        }
+    }
+
+    /// Verifies `token` for `resource` (used when no [`audience`](JwtVerifierBuilder::audience)
+    /// is configured), saying why it is refused. The [`TokenVerifier`] methods call this and
+    /// log the reason at debug level.
+    pub async fn verify_token(&self, token: &str, resource: Option<&str>) -> Result<AuthInfo, OAuthError> {
+        let inner = &self.inner;
+        let audience = inner.audience.as_deref().or(resource).ok_or_else(|| {
+            OAuthError::new(OAuthErrorKind::Config, "no audience to check: configure one or the transport's resource")
+        })?;
+        // `alg: none` and unknown algorithms fail here: jsonwebtoken has no variant for them.
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| OAuthError::new(OAuthErrorKind::Malformed, "not a JWS with a known algorithm"))?;
+        if !is_access_token_type(header.typ.as_deref()) {
+            return Err(OAuthError::new(OAuthErrorKind::Type, "typ is neither at+jwt nor JWT"));
+        }
+        let jwk = inner.jwks.key(header.kid.as_deref()).await?;
+        let allowed = algorithms_for(&jwk);
+        if !allowed.contains(&header.alg) {
+            return Err(OAuthError::new(OAuthErrorKind::Algorithm, "the algorithm is not allowed for this key"));
+        }
+        let key = DecodingKey::from_jwk(&jwk)
+            .map_err(|_| OAuthError::new(OAuthErrorKind::Jwks, "the JWKS key cannot be read"))?;
+        let mut validation = Validation::new(header.alg);
+        validation.algorithms = allowed;
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.validate_nbf = true;
+        validation.leeway = inner.leeway;
+        validation.set_issuer(&[&inner.issuer]);
+        validation.set_audience(&[audience]);
+        let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| refusal(&e))?.claims;
+        let scopes = scopes(&claims);
+        Ok(AuthInfo {
+            client_id: claims.client_id.or(claims.azp).unwrap_or_default(),
+            issuer: claims.iss,
+            subject: claims.sub,
+            scopes,
+            expires_at: claims.exp.map(|exp| exp.saturating_add(inner.leeway)),
+        })
+    }
+
+    fn verify_logged(&self, token: &str, resource: Option<&str>) -> BoxFuture<Option<AuthInfo>> {
+        let this = self.clone();
+        let token = token.to_owned();
+        let resource = resource.map(str::to_owned);
+        Box::pin(async move {
+            match this.verify_token(&token, resource.as_deref()).await {
+                Ok(auth) => Some(auth),
+                Err(e) => {
+                    match e.kind() {
+                        // The server's side cannot check tokens at all: the operator's problem.
+                        OAuthErrorKind::Config
+                        | OAuthErrorKind::UnsupportedScheme
+                        | OAuthErrorKind::Fetch
+                        | OAuthErrorKind::Metadata
+                        | OAuthErrorKind::Jwks => {
+                            tracing::warn!(kind = ?e.kind(), error = %e, "cannot verify access tokens");
+                        }
+                        _ => tracing::debug!(kind = ?e.kind(), error = %e, "access token refused"),
+                    }
+                    None
+                }
+            }
+        })
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify(&self, token: &str) -> BoxFuture<Option<AuthInfo>> {
+        self.verify_logged(token, None)
+    }
+
+    fn verify_request(&self, request: &VerifyRequest<'_>) -> BoxFuture<Option<AuthInfo>> {
+        self.verify_logged(request.token(), request.resource())
+    }
+}
+
+#[cfg(test)]
+mod tests;
