@@ -4,7 +4,7 @@
 
 use http::Uri;
 
-use super::fetch::{Fetcher, parse_url};
+use super::fetch::Fetcher;
 use super::oauth_error::{OAuthError, OAuthErrorKind};
 
 /// The metadata URLs to try for `issuer`, in order.
@@ -43,10 +43,10 @@ pub(crate) async fn discover_jwks_uri(fetcher: &Fetcher, issuer: &str) -> Result
 
 /// As [`discover_jwks_uri`], for the metadata field `field` (e.g. `introspection_endpoint`).
 pub(crate) async fn discover_endpoint(fetcher: &Fetcher, issuer: &str, field: &str) -> Result<Uri, OAuthError> {
-    let issuer_uri = parse_url(issuer, "the issuer")?;
+    let issuer_uri = fetcher.parse_url(issuer, "the issuer")?;
     let mut last = None;
     for url in metadata_urls(&issuer_uri) {
-        let uri = parse_url(&url, "the metadata URL")?;
+        let uri = fetcher.parse_url(&url, "the metadata URL")?;
         let document = match fetcher.get_json(&uri).await {
             Ok(document) => document,
             Err(e) => {
@@ -65,7 +65,9 @@ pub(crate) async fn discover_endpoint(fetcher: &Fetcher, issuer: &str, field: &s
         let Some(endpoint) = document.get(field).and_then(|v| v.as_str()) else {
             return Err(OAuthError::new(OAuthErrorKind::Metadata, format!("the metadata at {url} has no {field}")));
         };
-        return parse_url(endpoint, &format!("the metadata's {field}"));
+        // The same rules as for configured URLs: https metadata naming a plain http
+        // endpoint on another host is refused, not followed.
+        return fetcher.parse_url(endpoint, &format!("the metadata's {field}"));
     }
     Err(last.unwrap_or_else(|| OAuthError::new(OAuthErrorKind::Metadata, "no metadata URL to try")))
 }

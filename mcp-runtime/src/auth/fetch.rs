@@ -1,54 +1,67 @@
 //! Fetching the authorization server's JSON documents (metadata, JWKS, introspection
-//! answers) with the hyper client: GET or a form POST, no redirects, a timeout and a size
-//! bound.
+//! answers) with the hyper client over https (rustls, see [`super::tls`]) or loopback
+//! http: GET or a form POST, no redirects, a timeout and a size bound.
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, StatusCode, Uri, header};
 use http_body_util::{BodyExt, Full, Limited};
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 use super::oauth_error::{OAuthError, OAuthErrorKind};
+use super::tls::TlsSettings;
 
 /// A JSON fetcher: GET, or POST of a form (RFC 7662 introspection).
 #[derive(Clone)]
 pub(crate) struct Fetcher {
-    client: Client<HttpConnector, Full<Bytes>>,
+    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    allow_insecure_http: bool,
     timeout: Duration,
     max_bytes: usize,
 }
 
 impl std::fmt::Debug for Fetcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fetcher").field("timeout", &self.timeout).field("max_bytes", &self.max_bytes).finish()
-    }
-}
-
-/// Parses `url` and refuses what this build cannot fetch: only `http://` until TLS support
-/// lands.
-pub(crate) fn parse_url(url: &str, what: &str) -> Result<Uri, OAuthError> {
-    let uri: Uri = url.parse().map_err(|_| OAuthError::new(OAuthErrorKind::Config, format!("{what} is not a URL")))?;
-    match uri.scheme_str() {
-        Some("http") if uri.authority().is_some() => Ok(uri),
-        Some("https") => Err(OAuthError::new(
-            OAuthErrorKind::UnsupportedScheme,
-            format!(
-                "{what} is https://, which this build cannot fetch yet (plain http:// only; TLS support is coming)"
-            ),
-        )),
-        _ => Err(OAuthError::new(OAuthErrorKind::Config, format!("{what} must be an absolute http:// URL"))),
+        f.debug_struct("Fetcher")
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("timeout", &self.timeout)
+            .field("max_bytes", &self.max_bytes)
+            .finish_non_exhaustive()
     }
 }
 
 impl Fetcher {
-    pub(crate) fn new(timeout: Duration, max_bytes: usize) -> Self {
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        connector.set_connect_timeout(Some(timeout));
-        Fetcher { client: Client::builder(TokioExecutor::new()).build(connector), timeout, max_bytes }
+    /// A fetcher with `tls`'s roots; fails when they are unusable (an unreadable PEM, a
+    /// certificate that is not one).
+    pub(crate) fn new(timeout: Duration, max_bytes: usize, tls: &TlsSettings) -> Result<Self, OAuthError> {
+        let mut http = HttpConnector::new();
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(timeout));
+        // The https connector hands https:// URIs to this one for the TCP connection.
+        http.enforce_http(false);
+        // `https_or_http`: which URLs may go over plain http is decided by `parse_url`,
+        // before anything is fetched.
+        let connector = HttpsConnectorBuilder::new()
+            .with_tls_config(tls.client_config()?)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
+        Ok(Fetcher {
+            client: Client::builder(TokioExecutor::new()).build(connector),
+            allow_insecure_http: tls.insecure_http_allowed(),
+            timeout,
+            max_bytes,
+        })
+    }
+
+    /// Parses `url` (`what` names it in errors) and refuses what this fetcher must not
+    /// fetch: see [`super::tls::parse_url`].
+    pub(crate) fn parse_url(&self, url: &str, what: &str) -> Result<Uri, OAuthError> {
+        super::tls::parse_url(url, what, self.allow_insecure_http)
     }
 
     /// GETs `uri` and parses the body as JSON. Anything but a 200 is an error; so is a

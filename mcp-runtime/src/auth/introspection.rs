@@ -12,8 +12,10 @@ use serde::Deserialize;
 use tokio::sync::OnceCell;
 
 use super::discovery::discover_endpoint;
-use super::fetch::{Fetcher, parse_url};
+use super::CertificateDer;
+use super::fetch::Fetcher;
 use super::oauth_error::{OAuthError, OAuthErrorKind};
+use super::tls::TlsSettings;
 use super::{AuthInfo, TokenVerifier, VerifyRequest};
 use crate::handler::BoxFuture;
 
@@ -62,7 +64,11 @@ const NBF_LEEWAY_SECS: u64 = 60;
 /// When the endpoint cannot be asked (down, not 200, not JSON, too big, too slow), the
 /// token is refused and a warning is logged; it names no token.
 ///
-/// Only `http://` URLs can be fetched in this build.
+/// The metadata and the endpoint are asked over `https://`, checked against the Mozilla
+/// roots and any [added](IntrospectionVerifierBuilder::add_root_certificate) for a
+/// private CA. Plain `http://` is allowed only to loopback hosts (a local test server)
+/// unless the builder [opts in](IntrospectionVerifierBuilder::allow_insecure_http); this
+/// holds for the `introspection_endpoint` found in the metadata too.
 ///
 /// ```
 /// use std::time::Duration;
@@ -142,6 +148,7 @@ pub struct IntrospectionVerifierBuilder {
     max_cache_entries: usize,
     fetch_timeout: Duration,
     max_document_bytes: usize,
+    tls: TlsSettings,
 }
 
 impl std::fmt::Debug for IntrospectionVerifierBuilder {
@@ -155,6 +162,7 @@ impl std::fmt::Debug for IntrospectionVerifierBuilder {
             .field("max_cache_entries", &self.max_cache_entries)
             .field("fetch_timeout", &self.fetch_timeout)
             .field("max_document_bytes", &self.max_document_bytes)
+            .field("tls", &self.tls)
             .finish_non_exhaustive()
     }
 }
@@ -216,19 +224,51 @@ impl IntrospectionVerifierBuilder {
         self
     }
 
-    /// The verifier. Fails without an issuer or an introspection URL, or when a URL it
-    /// must fetch is not a plain `http://` URL ([`OAuthErrorKind::UnsupportedScheme`] for
-    /// `https://`).
+    /// Trusts `certificate` as a root for the authorization server's https certificate,
+    /// next to the built-in Mozilla roots (`webpki-roots`): for a private CA. Can be
+    /// called more than once; a certificate that cannot be a root makes
+    /// [`build`](Self::build) fail ([`OAuthErrorKind::Config`]).
+    pub fn add_root_certificate(mut self, certificate: CertificateDer<'static>) -> Self {
+        self.tls.add_root_certificate(certificate);
+        self
+    }
+
+    /// As [`add_root_certificate`](Self::add_root_certificate), for every `CERTIFICATE`
+    /// block of a PEM bundle (e.g. the contents of a `ca.pem` file). A bundle without one,
+    /// or that cannot be read, makes [`build`](Self::build) fail
+    /// ([`OAuthErrorKind::Config`]).
+    pub fn add_root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.tls.add_root_certificates_pem(pem.as_ref());
+        self
+    }
+
+    /// Allows plain `http://` URLs to any host (default `false`: only to loopback hosts,
+    /// `localhost`, 127.0.0.0/8 and `::1`). Dangerous: whoever sits on the network path
+    /// (a shared Wi-Fi, a compromised router, a sidecar) can then answer in the
+    /// authorization server's place, say `active: true` to any token, and read the tokens and
+    /// the client credentials sent. Only for closed test networks.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.tls.allow_insecure_http(allow);
+        self
+    }
+
+    /// The verifier. Fails without an issuer or an introspection URL
+    /// ([`OAuthErrorKind::Config`]), when a URL it must fetch is plain `http://` to a host
+    /// that is not loopback without [`allow_insecure_http`](Self::allow_insecure_http)
+    /// ([`OAuthErrorKind::InsecureUrl`]) or neither http nor https
+    /// ([`OAuthErrorKind::UnsupportedScheme`]), or when an added root certificate is
+    /// unusable ([`OAuthErrorKind::Config`]).
     pub fn build(self) -> Result<IntrospectionVerifier, OAuthError> {
         let issuer = self.issuer.filter(|i| !i.is_empty());
+        let fetcher = Fetcher::new(self.fetch_timeout, self.max_document_bytes, &self.tls)?;
         let endpoint = OnceCell::new();
         match (&self.introspection_url, &issuer) {
             (Some(url), _) => {
                 // Set on a fresh cell: cannot fail.
-                let _ = endpoint.set(parse_url(url, "the introspection URL")?);
+                let _ = endpoint.set(fetcher.parse_url(url, "the introspection URL")?);
             }
             (None, Some(issuer)) => {
-                parse_url(issuer, "the issuer (its metadata is fetched to find the introspection endpoint)")?;
+                fetcher.parse_url(issuer, "the issuer (its metadata is fetched to find the introspection endpoint)")?;
             }
             (None, None) => {
                 return Err(OAuthError::new(
@@ -247,7 +287,7 @@ impl IntrospectionVerifierBuilder {
                 audience: self.audience,
                 endpoint,
                 authorization,
-                fetcher: Fetcher::new(self.fetch_timeout, self.max_document_bytes),
+                fetcher,
                 cache_ttl: self.cache_ttl,
                 max_cache_entries: self.max_cache_entries,
                 state: Mutex::new(CacheState::default()),
@@ -471,6 +511,7 @@ impl IntrospectionVerifier {
             max_cache_entries: DEFAULT_MAX_CACHE_ENTRIES,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            tls: TlsSettings::default(),
         }
     }
 
@@ -493,6 +534,7 @@ impl IntrospectionVerifier {
                         // The server's side cannot check tokens at all: the operator's problem.
                         OAuthErrorKind::Config
                         | OAuthErrorKind::UnsupportedScheme
+                        | OAuthErrorKind::InsecureUrl
                         | OAuthErrorKind::Fetch
                         | OAuthErrorKind::Metadata
                         | OAuthErrorKind::Introspection => {

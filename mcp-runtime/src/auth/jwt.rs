@@ -9,9 +9,11 @@ use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 
-use super::fetch::{Fetcher, parse_url};
+use super::CertificateDer;
+use super::fetch::Fetcher;
 use super::jwks::{JwksCache, JwksSource};
 use super::oauth_error::{OAuthError, OAuthErrorKind};
+use super::tls::TlsSettings;
 use super::{AuthInfo, TokenVerifier, VerifyRequest};
 use crate::handler::BoxFuture;
 
@@ -46,15 +48,19 @@ const DEFAULT_MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 /// (space-separated) or `scp`, and as `expires_at` the last second the token is accepted
 /// (`exp` plus the leeway), which the transport enforces.
 ///
-/// Only `http://` URLs can be fetched in this build.
+/// The metadata and keys are fetched over `https://`, checked against the Mozilla roots
+/// and any [added](JwtVerifierBuilder::add_root_certificate) for a private CA. Plain
+/// `http://` is allowed only to loopback hosts (a local test server) unless the builder
+/// [opts in](JwtVerifierBuilder::allow_insecure_http); this holds for the `jwks_uri`
+/// found in the metadata too.
 ///
 /// ```
 /// use std::time::Duration;
 /// use mcp::auth::JwtVerifier;
 ///
 /// let verifier = JwtVerifier::builder()
-///     .issuer("http://127.0.0.1:9000")
-///     .audience("http://127.0.0.1:8000/mcp")
+///     .issuer("https://login.example.com/")
+///     .audience("https://mcp.example.com/mcp")
 ///     .leeway(Duration::from_secs(30))
 ///     .build()
 ///     .unwrap();
@@ -84,6 +90,7 @@ pub struct JwtVerifierBuilder {
     refresh_interval: Duration,
     fetch_timeout: Duration,
     max_document_bytes: usize,
+    tls: TlsSettings,
 }
 
 impl JwtVerifierBuilder {
@@ -134,22 +141,54 @@ impl JwtVerifierBuilder {
         self
     }
 
-    /// The verifier. Fails without an issuer, or when a URL it must fetch is not a plain
-    /// `http://` URL ([`OAuthErrorKind::UnsupportedScheme`] for `https://`).
+    /// Trusts `certificate` as a root for the authorization server's https certificate,
+    /// next to the built-in Mozilla roots (`webpki-roots`): for a private CA. Can be
+    /// called more than once; a certificate that cannot be a root makes
+    /// [`build`](Self::build) fail ([`OAuthErrorKind::Config`]).
+    pub fn add_root_certificate(mut self, certificate: CertificateDer<'static>) -> Self {
+        self.tls.add_root_certificate(certificate);
+        self
+    }
+
+    /// As [`add_root_certificate`](Self::add_root_certificate), for every `CERTIFICATE`
+    /// block of a PEM bundle (e.g. the contents of a `ca.pem` file). A bundle without one,
+    /// or that cannot be read, makes [`build`](Self::build) fail
+    /// ([`OAuthErrorKind::Config`]).
+    pub fn add_root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.tls.add_root_certificates_pem(pem.as_ref());
+        self
+    }
+
+    /// Allows plain `http://` URLs to any host (default `false`: only to loopback hosts,
+    /// `localhost`, 127.0.0.0/8 and `::1`). Dangerous: whoever sits on the network path
+    /// (a shared Wi-Fi, a compromised router, a sidecar) can then answer in the
+    /// authorization server's place, swap the JWKS for keys of its own, and every token signed
+    /// with those is accepted. Only for closed test networks.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.tls.allow_insecure_http(allow);
+        self
+    }
+
+    /// The verifier. Fails without an issuer ([`OAuthErrorKind::Config`]), when a URL it
+    /// must fetch is plain `http://` to a host that is not loopback without
+    /// [`allow_insecure_http`](Self::allow_insecure_http)
+    /// ([`OAuthErrorKind::InsecureUrl`]) or neither http nor https
+    /// ([`OAuthErrorKind::UnsupportedScheme`]), or when an added root certificate is
+    /// unusable ([`OAuthErrorKind::Config`]).
     pub fn build(self) -> Result<JwtVerifier, OAuthError> {
         let issuer = self
             .issuer
             .filter(|i| !i.is_empty())
             .ok_or_else(|| OAuthError::new(OAuthErrorKind::Config, "a JwtVerifier needs an issuer"))?;
+        let fetcher = Fetcher::new(self.fetch_timeout, self.max_document_bytes, &self.tls)?;
         let source = match &self.jwks_url {
-            Some(url) => JwksSource::Url(parse_url(url, "the JWKS URL")?),
+            Some(url) => JwksSource::Url(fetcher.parse_url(url, "the JWKS URL")?),
             None => {
-                parse_url(&issuer, "the issuer (its metadata is fetched to find the JWKS)")?;
+                fetcher.parse_url(&issuer, "the issuer (its metadata is fetched to find the JWKS)")?;
                 JwksSource::Discover { issuer: issuer.clone() }
             }
         };
         install_crypto_provider();
-        let fetcher = Fetcher::new(self.fetch_timeout, self.max_document_bytes);
         Ok(JwtVerifier {
             inner: Arc::new(Inner {
                 issuer,
@@ -281,6 +320,7 @@ impl JwtVerifier {
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            tls: TlsSettings::default(),
         }
     }
 
@@ -335,6 +375,7 @@ impl JwtVerifier {
                         // The server's side cannot check tokens at all: the operator's problem.
                         OAuthErrorKind::Config
                         | OAuthErrorKind::UnsupportedScheme
+                        | OAuthErrorKind::InsecureUrl
                         | OAuthErrorKind::Fetch
                         | OAuthErrorKind::Metadata
                         | OAuthErrorKind::Jwks => {

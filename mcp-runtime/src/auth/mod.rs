@@ -186,6 +186,8 @@ mod jwks;
 mod jwt;
 #[cfg(feature = "oauth")]
 mod oauth_error;
+#[cfg(feature = "oauth")]
+mod tls;
 
 #[cfg(feature = "oauth")]
 pub use introspection::{IntrospectionVerifier, IntrospectionVerifierBuilder};
@@ -193,3 +195,8 @@ pub use introspection::{IntrospectionVerifier, IntrospectionVerifierBuilder};
 pub use jwt::{JwtVerifier, JwtVerifierBuilder};
 #[cfg(feature = "oauth")]
 pub use oauth_error::{OAuthError, OAuthErrorKind};
+/// A DER certificate, for [`JwtVerifierBuilder::add_root_certificate`] and
+/// [`IntrospectionVerifierBuilder::add_root_certificate`] (re-exported from
+/// `rustls-pki-types`).
+#[cfg(feature = "oauth")]
+pub use rustls_pki_types::CertificateDer;

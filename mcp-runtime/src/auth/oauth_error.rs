@@ -9,8 +9,13 @@ pub enum OAuthErrorKind {
     /// The verifier's configuration is incomplete or invalid (no issuer, no audience to
     /// check, an unparsable URL).
     Config,
-    /// A URL uses a scheme this build cannot fetch (`https://` until TLS support lands).
+    /// A URL uses a scheme that cannot be fetched: neither `https://` nor `http://`.
     UnsupportedScheme,
+    /// A URL is plain `http://` to a host that is not loopback (`localhost`,
+    /// 127.0.0.0/8, `::1`), configured or found in the metadata, and the builder did not
+    /// opt in with `allow_insecure_http(true)`: keys or answers fetched that way could be
+    /// swapped by anyone on the network path.
+    InsecureUrl,
     /// Fetching the authorization server's metadata, JWKS or introspection answer failed
     /// (connection, timeout, status, size, a body that is not JSON).
     Fetch,

@@ -474,11 +474,21 @@ async fn metadata_without_an_endpoint_or_for_another_issuer_is_refused() {
 fn the_builder_needs_somewhere_to_ask() {
     let error = IntrospectionVerifier::builder().audience(RESOURCE).build().expect_err("nothing to ask");
     assert_eq!(error.kind(), OAuthErrorKind::Config);
+    assert!(IntrospectionVerifier::builder().introspection_url("https://as.example/introspect").build().is_ok());
     let error = IntrospectionVerifier::builder()
-        .introspection_url("https://as.example/introspect")
+        .introspection_url("http://as.example/introspect")
         .build()
-        .expect_err("https is not fetchable yet");
-    assert_eq!(error.kind(), OAuthErrorKind::UnsupportedScheme);
+        .expect_err("plain http to another host");
+    assert_eq!(error.kind(), OAuthErrorKind::InsecureUrl);
+    let error = IntrospectionVerifier::builder().issuer("http://as.example").build().expect_err("plain http");
+    assert_eq!(error.kind(), OAuthErrorKind::InsecureUrl);
+    assert!(
+        IntrospectionVerifier::builder()
+            .introspection_url("http://as.example/introspect")
+            .allow_insecure_http(true)
+            .build()
+            .is_ok()
+    );
     let error = IntrospectionVerifier::builder().issuer("as.example").build().expect_err("not a URL");
     assert_eq!(error.kind(), OAuthErrorKind::Config);
 }

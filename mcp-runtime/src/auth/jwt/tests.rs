@@ -20,6 +20,7 @@ use ring::signature::{Ed25519KeyPair, KeyPair as _};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::auth::tls::tests::TestPki;
 
 const RESOURCE: &str = "http://127.0.0.1:8000/mcp";
 
@@ -90,6 +91,11 @@ impl TestAs {
 }
 
 async fn serve(test_as: Arc<TestAs>) -> SocketAddr {
+    serve_with(test_as, None).await
+}
+
+/// As [`serve`], over TLS with `acceptor`'s certificate when given.
+async fn serve_with(test_as: Arc<TestAs>, acceptor: Option<tokio_rustls::TlsAcceptor>) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("test fixture");
     let addr = listener.local_addr().expect("test fixture");
     tokio::spawn(async move {
@@ -114,9 +120,20 @@ async fn serve(test_as: Arc<TestAs>) -> SocketAddr {
                     Ok::<_, Infallible>(response)
                 }
             });
+            let acceptor = acceptor.clone();
             tokio::spawn(async move {
-                let io = hyper_util::rt::TokioIo::new(stream);
-                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+                let http1 = hyper::server::conn::http1::Builder::new();
+                match acceptor {
+                    // A client that refuses the certificate ends the handshake: nothing to serve.
+                    Some(acceptor) => {
+                        if let Ok(tls) = acceptor.accept(stream).await {
+                            let _ = http1.serve_connection(hyper_util::rt::TokioIo::new(tls), service).await;
+                        }
+                    }
+                    None => {
+                        let _ = http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+                    }
+                }
             });
         }
     });
@@ -414,18 +431,109 @@ async fn an_oversized_jwks_is_refused() {
 }
 
 #[test]
-fn https_urls_and_a_missing_issuer_are_configuration_errors() {
-    let https = JwtVerifier::builder().issuer("https://as.example").build().expect_err("a configuration error");
-    assert_eq!(https.kind(), OAuthErrorKind::UnsupportedScheme);
-    let https_jwks = JwtVerifier::builder()
-        .issuer("https://as.example")
-        .jwks_url("https://as.example/jwks")
-        .build()
-        .expect_err("a configuration error");
-    assert_eq!(https_jwks.kind(), OAuthErrorKind::UnsupportedScheme);
-    // An https issuer is fine when the JWKS URL is given: the issuer is only compared.
+fn https_urls_build_and_a_missing_issuer_is_a_configuration_error() {
+    // No fetch happens at build(): hosted providers' https URLs are accepted as they are.
+    assert!(JwtVerifier::builder().issuer("https://as.example").build().is_ok());
+    assert!(JwtVerifier::builder().issuer("https://as.example").jwks_url("https://as.example/jwks").build().is_ok());
+    // An https issuer is fine with a loopback JWKS URL: the issuer is only compared.
     assert!(JwtVerifier::builder().issuer("https://as.example").jwks_url("http://127.0.0.1:1/jwks").build().is_ok());
     assert_eq!(JwtVerifier::builder().build().expect_err("a configuration error").kind(), OAuthErrorKind::Config);
+    let ftp = JwtVerifier::builder().issuer("ftp://as.example").build().expect_err("a configuration error");
+    assert_eq!(ftp.kind(), OAuthErrorKind::UnsupportedScheme);
+}
+
+#[test]
+fn plain_http_to_a_host_other_than_loopback_is_refused_at_build() {
+    let issuer = JwtVerifier::builder().issuer("http://as.example").build().expect_err("insecure");
+    assert_eq!(issuer.kind(), OAuthErrorKind::InsecureUrl);
+    let jwks = JwtVerifier::builder()
+        .issuer("https://as.example")
+        .jwks_url("http://as.example/jwks")
+        .build()
+        .expect_err("insecure");
+    assert_eq!(jwks.kind(), OAuthErrorKind::InsecureUrl);
+    // Loopback needs no opt-in; the opt-in allows any host.
+    assert!(JwtVerifier::builder().issuer("http://localhost:9000").build().is_ok());
+    assert!(JwtVerifier::builder().issuer("http://[::1]:9000").build().is_ok());
+    assert!(JwtVerifier::builder().issuer("http://as.example").allow_insecure_http(true).build().is_ok());
+    assert!(
+        JwtVerifier::builder()
+            .issuer("https://as.example")
+            .jwks_url("http://as.example/jwks")
+            .allow_insecure_http(true)
+            .build()
+            .is_ok()
+    );
+}
+
+/// An authorization server at `https://localhost:{port}` with metadata and `keys`, its
+/// certificate signed by a fresh test CA.
+async fn serve_https(keys: &[&TestKey]) -> (Arc<TestAs>, String, TestPki) {
+    let pki = TestPki::new();
+    let test_as = Arc::new(TestAs::default());
+    test_as.set_jwks(keys);
+    let addr = serve_with(Arc::clone(&test_as), Some(pki.acceptor.clone())).await;
+    let issuer = format!("https://localhost:{}", addr.port());
+    test_as.set(
+        "/.well-known/oauth-authorization-server",
+        json!({"issuer": issuer, "jwks_uri": format!("https://127.0.0.1:{}/jwks", addr.port())}),
+    );
+    (test_as, issuer, pki)
+}
+
+#[tokio::test]
+async fn keys_discovered_over_https_verify_with_the_test_ca_added() {
+    let (test_as, issuer, pki) = serve_https(&[&K1]).await;
+    let der = JwtVerifier::builder()
+        .issuer(&issuer)
+        .audience(RESOURCE)
+        .add_root_certificate(pki.ca_der.clone())
+        .build()
+        .expect("a valid configuration");
+    let auth = der.verify_token(&K1.sign(&claims(&issuer)), None).await.expect("accepted");
+    assert_eq!(auth.issuer.as_deref(), Some(issuer.as_str()));
+    assert_eq!(test_as.fetches(), 1);
+    let pem = JwtVerifier::builder()
+        .issuer(&issuer)
+        .audience(RESOURCE)
+        .add_root_certificates_pem(&pki.ca_pem)
+        .build()
+        .expect("a valid configuration");
+    assert!(pem.verify_token(&K1.sign(&claims(&issuer)), None).await.is_ok());
+    assert_eq!(test_as.fetches(), 2);
+}
+
+#[tokio::test]
+async fn without_the_test_ca_the_https_fetch_fails() {
+    let (test_as, issuer, _pki) = serve_https(&[&K1]).await;
+    let verifier = JwtVerifier::builder().issuer(&issuer).audience(RESOURCE).build().expect("a valid configuration");
+    assert_eq!(refused(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await), OAuthErrorKind::Fetch);
+    // A configured JWKS URL likewise, and even the insecure opt-in does not skip the check.
+    let verifier = JwtVerifier::builder()
+        .issuer(&issuer)
+        .audience(RESOURCE)
+        .jwks_url(format!("{issuer}/jwks"))
+        .allow_insecure_http(true)
+        .build()
+        .expect("a valid configuration");
+    assert_eq!(refused(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await), OAuthErrorKind::Fetch);
+    assert_eq!(test_as.fetches(), 0);
+}
+
+#[tokio::test]
+async fn https_metadata_naming_a_plain_http_jwks_elsewhere_is_refused() {
+    let (test_as, issuer, pki) = serve_https(&[&K1]).await;
+    test_as.set(
+        "/.well-known/oauth-authorization-server",
+        json!({"issuer": issuer, "jwks_uri": "http://as.example/jwks"}),
+    );
+    let verifier = JwtVerifier::builder()
+        .issuer(&issuer)
+        .audience(RESOURCE)
+        .add_root_certificate(pki.ca_der)
+        .build()
+        .expect("a valid configuration");
+    assert_eq!(refused(verifier.verify_token(&K1.sign(&claims(&issuer)), None).await), OAuthErrorKind::InsecureUrl);
 }
 
 #[tokio::test]
