@@ -2,7 +2,8 @@
 //!
 //! - `MCP_AUTH_ISSUER`: the authorization server's issuer URL. Set, every HTTP request
 //!   needs a JWT access token (RFC 9068) from it; unset, the server runs without
-//!   authentication.
+//!   authentication. Its metadata and keys are fetched over `https://`, or plain
+//!   `http://` to a loopback host only.
 //! - `MCP_AUTH_JWKS_URL`: optional; where the issuer's keys are, instead of the
 //!   `jwks_uri` of its metadata (`{issuer}/.well-known/oauth-authorization-server` or
 //!   `/.well-known/openid-configuration`).
@@ -161,9 +162,13 @@ mod tests {
             resource: "http://127.0.0.1:8000/mcp".into(),
         };
         assert!(setup.http_config(&crate::provisioner::authenticated_server()).is_ok());
-        // This build fetches keys over plain http only: an https issuer is a clear error.
-        let https = AuthEnv { issuer: "https://as.example".into(), ..setup };
-        let message = https.http_config(&crate::provisioner::authenticated_server()).expect_err("https");
+        // A hosted provider's https issuer is fetched over TLS.
+        let https = AuthEnv { issuer: "https://as.example".into(), ..setup.clone() };
+        assert!(https.http_config(&crate::provisioner::authenticated_server()).is_ok());
+        // Keys over plain http from another host could be swapped: a clear error.
+        let insecure = AuthEnv { issuer: "http://as.example".into(), ..setup };
+        let message = insecure.http_config(&crate::provisioner::authenticated_server()).expect_err("plain http");
         assert!(message.starts_with("cannot check tokens of MCP_AUTH_ISSUER"), "{message}");
+        assert!(message.contains("InsecureUrl"), "{message}");
     }
 }

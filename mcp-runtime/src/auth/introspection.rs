@@ -11,8 +11,8 @@ use http::Uri;
 use serde::Deserialize;
 use tokio::sync::OnceCell;
 
-use super::discovery::discover_endpoint;
 use super::CertificateDer;
+use super::discovery::discover_endpoint;
 use super::fetch::Fetcher;
 use super::oauth_error::{OAuthError, OAuthErrorKind};
 use super::tls::TlsSettings;
