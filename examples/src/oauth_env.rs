@@ -10,9 +10,13 @@
 //! - `MCP_AUTH_RESOURCE`: this server's canonical resource URI (e.g.
 //!   `http://127.0.0.1:8000/mcp`), the audience tokens must carry; required with
 //!   `MCP_AUTH_ISSUER`.
+//! - `MCP_AUTH_INTROSPECTION_CLIENT_ID` and `MCP_AUTH_INTROSPECTION_CLIENT_SECRET`:
+//!   optional, both or neither. Set, access tokens are opaque: each is checked by asking
+//!   the issuer's token introspection endpoint (RFC 7662, the `introspection_endpoint` of
+//!   its metadata), authenticated with this client id and secret, instead of as a JWT.
 
 use mcp::Server;
-use mcp::auth::JwtVerifier;
+use mcp::auth::{IntrospectionVerifier, JwtVerifier};
 use mcp::serve::http::{HttpConfig, ProtectedResourceMetadata};
 
 /// The issuer variable.
@@ -21,10 +25,14 @@ pub const ISSUER_VAR: &str = "MCP_AUTH_ISSUER";
 pub const JWKS_URL_VAR: &str = "MCP_AUTH_JWKS_URL";
 /// The resource variable.
 pub const RESOURCE_VAR: &str = "MCP_AUTH_RESOURCE";
+/// The introspection client id variable.
+pub const INTROSPECTION_CLIENT_ID_VAR: &str = "MCP_AUTH_INTROSPECTION_CLIENT_ID";
+/// The introspection client secret variable.
+pub const INTROSPECTION_CLIENT_SECRET_VAR: &str = "MCP_AUTH_INTROSPECTION_CLIENT_SECRET";
 
-/// An authorization setup: who issues tokens, where its keys are, and which resource
-/// they must be meant for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An authorization setup: who issues tokens, where its keys are (or how to ask it about
+/// opaque tokens), and which resource they must be meant for.
+#[derive(Clone, PartialEq, Eq)]
 pub struct AuthEnv {
     /// `MCP_AUTH_ISSUER`.
     pub issuer: String,
@@ -32,6 +40,36 @@ pub struct AuthEnv {
     pub jwks_url: Option<String>,
     /// `MCP_AUTH_RESOURCE`.
     pub resource: String,
+    /// `MCP_AUTH_INTROSPECTION_CLIENT_ID` and `MCP_AUTH_INTROSPECTION_CLIENT_SECRET`: set,
+    /// tokens are introspected instead of checked as JWTs.
+    pub introspection: Option<ClientCredentials>,
+}
+
+/// This server's credentials at the authorization server, for token introspection.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientCredentials {
+    /// The client id.
+    pub id: String,
+    /// The client secret.
+    pub secret: String,
+}
+
+impl std::fmt::Debug for AuthEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the secret.
+        f.debug_struct("AuthEnv")
+            .field("issuer", &self.issuer)
+            .field("jwks_url", &self.jwks_url)
+            .field("resource", &self.resource)
+            .field("introspection_client_id", &self.introspection.as_ref().map(|c| &c.id))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCredentials").field("id", &self.id).finish_non_exhaustive()
+    }
 }
 
 impl AuthEnv {
@@ -67,22 +105,49 @@ impl AuthEnv {
             )
         })?;
         check_url(RESOURCE_VAR, &resource)?;
-        Ok(Some(AuthEnv { issuer, jwks_url, resource }))
+        let introspection = match (var(INTROSPECTION_CLIENT_ID_VAR), var(INTROSPECTION_CLIENT_SECRET_VAR)) {
+            (Some(id), Some(secret)) => Some(ClientCredentials { id, secret }),
+            (None, None) => None,
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(format!(
+                    "{INTROSPECTION_CLIENT_ID_VAR} and {INTROSPECTION_CLIENT_SECRET_VAR} go together: set both \
+                     (opaque tokens, checked by token introspection) or neither (JWT access tokens)"
+                ));
+            }
+        };
+        if introspection.is_some() && jwks_url.is_some() {
+            return Err(format!(
+                "{JWKS_URL_VAR} is for JWT access tokens; with {INTROSPECTION_CLIENT_ID_VAR} tokens are \
+                 introspected instead: unset one of them"
+            ));
+        }
+        Ok(Some(AuthEnv { issuer, jwks_url, resource, introspection }))
     }
 
     /// The transport configuration: a [`JwtVerifier`] for the issuer with the resource as
-    /// audience, and the protected resource metadata (RFC 9728) naming the issuer and the
-    /// scopes `server` declares.
+    /// audience (or, with introspection credentials, an [`IntrospectionVerifier`] that
+    /// finds the issuer's introspection endpoint in its metadata), and the protected
+    /// resource metadata (RFC 9728) naming the issuer and the scopes `server` declares.
     pub fn http_config(&self, server: &Server) -> Result<HttpConfig, String> {
+        let cannot = |e: mcp::auth::OAuthError| format!("cannot check tokens of {ISSUER_VAR}: {e}");
+        let metadata = ProtectedResourceMetadata::new(&self.resource)
+            .authorization_server(&self.issuer)
+            .scopes_supported(server.declared_scopes());
+        let config = HttpConfig::default().protected_resource(metadata);
+        if let Some(client) = &self.introspection {
+            let verifier = IntrospectionVerifier::builder()
+                .issuer(&self.issuer)
+                .client_credentials(&client.id, &client.secret)
+                .audience(&self.resource)
+                .build()
+                .map_err(cannot)?;
+            return Ok(config.token_verifier(verifier));
+        }
         let mut verifier = JwtVerifier::builder().issuer(&self.issuer).audience(&self.resource);
         if let Some(url) = &self.jwks_url {
             verifier = verifier.jwks_url(url);
         }
-        let verifier = verifier.build().map_err(|e| format!("cannot check tokens of {ISSUER_VAR}: {e}"))?;
-        let metadata = ProtectedResourceMetadata::new(&self.resource)
-            .authorization_server(&self.issuer)
-            .scopes_supported(server.declared_scopes());
-        Ok(HttpConfig::default().protected_resource(metadata).token_verifier(verifier))
+        Ok(config.token_verifier(verifier.build().map_err(cannot)?))
     }
 }
 
@@ -133,8 +198,60 @@ mod tests {
                 issuer: "http://127.0.0.1:9000".into(),
                 jwks_url: Some("http://127.0.0.1:9000/jwks".into()),
                 resource: "http://127.0.0.1:8000/mcp".into(),
+                introspection: None,
             }))
         );
+    }
+
+    #[test]
+    fn introspection_credentials_select_opaque_tokens() {
+        let setup = AuthEnv::from_vars(vars(&[
+            (ISSUER_VAR, "http://127.0.0.1:9000"),
+            (RESOURCE_VAR, "http://127.0.0.1:8001/mcp"),
+            (INTROSPECTION_CLIENT_ID_VAR, "mcp-server"),
+            (INTROSPECTION_CLIENT_SECRET_VAR, "mcp-server-secret"),
+        ]));
+        assert_eq!(
+            setup,
+            Ok(Some(AuthEnv {
+                issuer: "http://127.0.0.1:9000".into(),
+                jwks_url: None,
+                resource: "http://127.0.0.1:8001/mcp".into(),
+                introspection: Some(ClientCredentials { id: "mcp-server".into(), secret: "mcp-server-secret".into() }),
+            }))
+        );
+        // The secret stays out of logs and panics.
+        let shown = format!("{:?}", setup.expect("a setup").expect("introspection"));
+        assert!(shown.contains("mcp-server") && !shown.contains("mcp-server-secret"), "{shown}");
+    }
+
+    #[test]
+    fn introspection_credentials_go_together() {
+        let base = [(ISSUER_VAR, "http://127.0.0.1:9000"), (RESOURCE_VAR, "http://127.0.0.1:8001/mcp")];
+        for (name, value) in [(INTROSPECTION_CLIENT_ID_VAR, "mcp-server"), (INTROSPECTION_CLIENT_SECRET_VAR, "s3cret")] {
+            let pairs = [base[0], base[1], (name, value)];
+            let message = AuthEnv::from_vars(vars(&pairs)).expect_err("one of the two");
+            assert!(
+                message.starts_with(
+                    "MCP_AUTH_INTROSPECTION_CLIENT_ID and MCP_AUTH_INTROSPECTION_CLIENT_SECRET go together"
+                ),
+                "{name}: {message}"
+            );
+            assert!(!message.contains("s3cret"), "{message}");
+        }
+        // A blank one counts as unset.
+        let pairs = [base[0], base[1], (INTROSPECTION_CLIENT_ID_VAR, "mcp-server"), (INTROSPECTION_CLIENT_SECRET_VAR, " ")];
+        assert!(AuthEnv::from_vars(vars(&pairs)).is_err());
+        // Keys are for JWTs: with introspection they would be silently unused.
+        let pairs = [
+            base[0],
+            base[1],
+            (JWKS_URL_VAR, "http://127.0.0.1:9000/jwks"),
+            (INTROSPECTION_CLIENT_ID_VAR, "mcp-server"),
+            (INTROSPECTION_CLIENT_SECRET_VAR, "s3cret"),
+        ];
+        let message = AuthEnv::from_vars(vars(&pairs)).expect_err("jwks with introspection");
+        assert!(message.starts_with("MCP_AUTH_JWKS_URL is for JWT access tokens"), "{message}");
     }
 
     #[test]
@@ -160,8 +277,16 @@ mod tests {
             issuer: "http://127.0.0.1:9000".into(),
             jwks_url: None,
             resource: "http://127.0.0.1:8000/mcp".into(),
+            introspection: None,
         };
         assert!(setup.http_config(&crate::provisioner::authenticated_server()).is_ok());
+        let credentials = ClientCredentials { id: "mcp-server".into(), secret: "s3cret".into() };
+        let opaque = AuthEnv { introspection: Some(credentials), ..setup.clone() };
+        assert!(opaque.http_config(&crate::provisioner::authenticated_server()).is_ok());
+        let insecure = AuthEnv { issuer: "http://as.example".into(), ..opaque };
+        let message = insecure.http_config(&crate::provisioner::authenticated_server()).expect_err("plain http");
+        assert!(message.starts_with("cannot check tokens of MCP_AUTH_ISSUER"), "{message}");
+        assert!(message.contains("InsecureUrl"), "{message}");
         // A hosted provider's https issuer is fetched over TLS.
         let https = AuthEnv { issuer: "https://as.example".into(), ..setup.clone() };
         assert!(https.http_config(&crate::provisioner::authenticated_server()).is_ok());

@@ -1,15 +1,21 @@
 // A real OAuth 2.1 authorization server for scripts/oauth-e2e.sh: node-oidc-provider on
-// http://127.0.0.1:$AS_PORT, issuing JWT access tokens (RFC 9068) for resource indicators
-// (RFC 8707) with scopes db:read and db:write.
+// http://127.0.0.1:$AS_PORT, issuing access tokens for resource indicators (RFC 8707) with
+// scopes db:read and db:write: JWTs (RFC 9068), or opaque tokens for the resources on
+// $AS_OPAQUE_ORIGIN, which their resource server checks by token introspection (RFC 7662,
+// POST /token/introspection). Revocation (RFC 7009) is at POST /token/revocation.
 //
 // Environment:
-//   AS_PORT       the loopback port to listen on
-//   AS_KEY_FILE   where to write the private signing JWK generated at start (the test
-//                 forges tokens with it); a new key with a new kid on every start
+//   AS_PORT            the loopback port to listen on
+//   AS_KEY_FILE        where to write the private signing JWK generated at start (the test
+//                      forges tokens with it); a new key with a new kid on every start
+//   AS_OPAQUE_ORIGIN   optional; an origin (http://127.0.0.1:P) whose resources get opaque
+//                      access tokens
 //
 // Clients:
 //   ops-a, ops-b  confidential, client_credentials (client_secret_basic, secret "<id>-secret")
 //   cli           public, authorization code + PKCE S256, redirect http://127.0.0.1/callback
+//   mcp-server    confidential (client_secret_basic, secret "mcp-server-secret"), no grants:
+//                 the resource server on AS_OPAQUE_ORIGIN introspecting tokens meant for it
 // Users: any login_hint (alice, bob) is logged in and consents to what is asked, headlessly,
 // by the interaction handler below (GET /interaction/:uid).
 
@@ -32,6 +38,11 @@ const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: 'RS256',
 writeFileSync(keyFile, JSON.stringify(jwk), { mode: 0o600 });
 
 const RESOURCE_SCOPES = 'db:read db:write';
+const opaqueOrigin = process.env.AS_OPAQUE_ORIGIN;
+const INTROSPECTOR = 'mcp-server';
+
+/** Whether `resource` (an absolute URL) is served on AS_OPAQUE_ORIGIN. */
+const onOpaqueOrigin = (resource) => Boolean(opaqueOrigin) && URL.canParse(resource) && new URL(resource).origin === opaqueOrigin;
 
 const provider = new Provider(issuer, {
   jwks: { keys: [jwk] },
@@ -46,6 +57,7 @@ const provider = new Provider(issuer, {
       response_types: ['code'],
       redirect_uris: ['http://127.0.0.1/callback'],
     },
+    { client_id: INTROSPECTOR, client_secret: `${INTROSPECTOR}-secret`, grant_types: [], response_types: [], redirect_uris: [] },
   ],
   async findAccount(_ctx, sub) {
     return { accountId: sub, async claims() { return { sub }; } };
@@ -54,13 +66,29 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    introspection: {
+      enabled: true,
+      // A client learns about its own tokens; the resource server about the tokens meant for
+      // a resource on its origin (their aud), whoever they were issued to.
+      allowedPolicy(_ctx, client, token) {
+        if (token.clientId === client.clientId) return true;
+        const audiences = [token.aud].flat().filter(Boolean);
+        return client.clientId === INTROSPECTOR && audiences.length > 0 && audiences.every(onOpaqueOrigin);
+      },
+    },
+    revocation: {
+      enabled: true,
+      // Only the client a token was issued to may revoke it.
+      allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+    },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,
       useGrantedResource: () => true,
       getResourceServerInfo(_ctx, resourceIndicator) {
         if (!resourceIndicator.startsWith('http://127.0.0.1:')) throw new errors.InvalidTarget();
-        return { scope: RESOURCE_SCOPES, audience: resourceIndicator, accessTokenTTL: 300, accessTokenFormat: 'jwt' };
+        const accessTokenFormat = onOpaqueOrigin(resourceIndicator) ? 'opaque' : 'jwt';
+        return { scope: RESOURCE_SCOPES, audience: resourceIndicator, accessTokenTTL: 300, accessTokenFormat };
       },
     },
   },
