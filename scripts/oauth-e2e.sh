@@ -3,7 +3,8 @@
 # server (node-oidc-provider, scripts/oauth/authorization-server.mjs), driven by
 # scripts/oauth/e2e.mjs: valid tokens (client credentials, authorization code + PKCE),
 # no token, expired / wrong audience / wrong issuer / bad signature / alg none, missing
-# scope (403), JWKS rotation, and requestState bound to its user.
+# scope (403), JWKS rotation, and requestState bound to its user; and a second provisioner
+# that takes opaque tokens and checks them by token introspection (RFC 7662).
 # Installs the pinned npm packages with `npm ci` into scripts/oauth/node_modules; uses the
 # Node 22 of scripts/conformance.sh when present, else the node on PATH (20.19 or later).
 # Prints PASS/FAIL per case; exits non-zero on any failure.
@@ -40,18 +41,23 @@ wait_port() {
 work=$(mktemp -d)
 as_pid_file="$work/as.pid"
 server_pid=
+opaque_pid=
 cleanup() {
   if [ -f "$as_pid_file" ]; then kill "$(cat "$as_pid_file")" 2>/dev/null || true; fi
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  if [ -n "$opaque_pid" ]; then kill "$opaque_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 as_port=$(free_port)
 mcp_port=$(free_port)
+opaque_port=$(free_port)
 export AS_PORT=$as_port AS_KEY_FILE="$work/signing-key.json" AS_PID_FILE="$as_pid_file"
 export AS_LOG="$target/oauth-as.log" AS_ISSUER="http://127.0.0.1:$as_port"
 export MCP_URL="http://127.0.0.1:$mcp_port/mcp"
+# Resources on this origin get opaque tokens, which the second provisioner introspects.
+export AS_OPAQUE_ORIGIN="http://127.0.0.1:$opaque_port" MCP_OPAQUE_URL="http://127.0.0.1:$opaque_port/mcp"
 : >"$AS_LOG"
 node "$dir/authorization-server.mjs" >>"$AS_LOG" 2>&1 &
 echo $! >"$as_pid_file"
@@ -61,13 +67,20 @@ log="$target/oauth-provisioner.log"
 MCP_AUTH_ISSUER="$AS_ISSUER" MCP_AUTH_RESOURCE="$MCP_URL" RUST_LOG=${RUST_LOG:-info} \
   "$target/debug/provisioner" http "127.0.0.1:$mcp_port" >"$log" 2>&1 &
 server_pid=$!
+opaque_log="$target/oauth-provisioner-opaque.log"
+MCP_AUTH_ISSUER="$AS_ISSUER" MCP_AUTH_RESOURCE="$MCP_OPAQUE_URL" RUST_LOG=${RUST_LOG:-info} \
+  MCP_AUTH_INTROSPECTION_CLIENT_ID=mcp-server MCP_AUTH_INTROSPECTION_CLIENT_SECRET=mcp-server-secret \
+  "$target/debug/provisioner" http "127.0.0.1:$opaque_port" >"$opaque_log" 2>&1 &
+opaque_pid=$!
 wait_port "$mcp_port"
+wait_port "$opaque_port"
 echo "== authorization server $AS_ISSUER (log $AS_LOG), provisioner $MCP_URL (log $log)"
+echo "== provisioner with opaque tokens (introspection) $MCP_OPAQUE_URL (log $opaque_log)"
 
 status=0
 (cd "$dir" && node e2e.mjs) || status=$?
 if [ "$status" -ne 0 ]; then
   echo "== oauth-e2e FAILED; last lines of the logs:" >&2
-  tail -n 20 "$AS_LOG" "$log" >&2 || true
+  tail -n 20 "$AS_LOG" "$log" "$opaque_log" >&2 || true
 fi
 exit "$status"

@@ -2,8 +2,9 @@
 // (a protected resource) with tokens from a real authorization server
 // (authorization-server.mjs), and tokens forged with its real signing key.
 //
-// Environment: MCP_URL (http://127.0.0.1:P/mcp), AS_ISSUER, AS_KEY_FILE, AS_PID_FILE,
-// AS_PORT, AS_LOG (the script restarts the AS with a new key for the rotation case).
+// Environment: MCP_URL (http://127.0.0.1:P/mcp), MCP_OPAQUE_URL (the provisioner that
+// introspects opaque tokens), AS_ISSUER, AS_KEY_FILE, AS_PID_FILE, AS_PORT, AS_LOG (the
+// script restarts the AS with a new key for the rotation case).
 // Prints one PASS/FAIL line per case; exits 1 if any failed.
 
 import { readFileSync, writeFileSync, openSync } from 'node:fs';
@@ -19,6 +20,7 @@ const env = (name) => {
 const MCP_URL = env('MCP_URL');
 const ISSUER = env('AS_ISSUER');
 const RESOURCE = MCP_URL;
+const MCP_OPAQUE_URL = env('MCP_OPAQUE_URL');
 const PROTOCOL = '2026-07-28';
 const here = new URL('.', import.meta.url).pathname;
 
@@ -39,19 +41,34 @@ function expect(condition, message) {
 
 // --- the authorization server ------------------------------------------------------------
 
-async function clientCredentials(client, scope, resource = RESOURCE) {
-  const res = await fetch(`${ISSUER}/token`, {
+/** A POST of `form` to the AS at `path`, authenticated as `client` (secret "<id>-secret"). */
+async function postAs(client, path, form) {
+  return fetch(`${ISSUER}${path}`, {
     method: 'POST',
     headers: {
       authorization: `Basic ${Buffer.from(`${client}:${client}-secret`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
     },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
+    body: new URLSearchParams(form),
   });
+}
+
+async function clientCredentials(client, scope, resource = RESOURCE) {
+  const res = await postAs(client, '/token', { grant_type: 'client_credentials', scope, resource });
   const body = await res.json();
   expect(res.ok && body.access_token, `token request for ${client} failed: ${res.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
+
+/** What the AS tells the resource server (client mcp-server) about `token` (RFC 7662). */
+async function introspect(token) {
+  const res = await postAs('mcp-server', '/token/introspection', { token, token_type_hint: 'access_token' });
+  if (!res.ok) throw new Error(`introspection: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** A JWS compact serialization: three base64url parts. */
+const looksLikeJwt = (token) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
 
 /** Authorization code + PKCE (S256) for `user`, login and consent driven headlessly. */
 async function authorizationCode(user, scope = 'db:read db:write') {
@@ -166,7 +183,7 @@ const clientCapabilities = { elicitation: { form: {} }, sampling: {}, roots: {} 
 let nextId = 1;
 
 /** One JSON-RPC request over Streamable HTTP at 2026-07-28: status, headers and message. */
-async function mcp(token, method, params = {}, name = undefined) {
+async function mcp(token, method, params = {}, name = undefined, url = MCP_URL) {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -188,7 +205,7 @@ async function mcp(token, method, params = {}, name = undefined) {
       ...params,
     },
   };
-  const res = await fetch(MCP_URL, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await res.text();
   let message;
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
@@ -200,7 +217,13 @@ async function mcp(token, method, params = {}, name = undefined) {
   return { status: res.status, challenge: res.headers.get('www-authenticate'), message };
 }
 
-const callTool = (token, name, args = {}, extra = {}) => mcp(token, 'tools/call', { name, arguments: args, ...extra }, name);
+const callTool = (token, name, args = {}, extra = {}, url = MCP_URL) =>
+  mcp(token, 'tools/call', { name, arguments: args, ...extra }, name, url);
+/** The same requests to the provisioner that introspects opaque tokens. */
+const opaque = {
+  mcp: (token, method, params = {}, name = undefined) => mcp(token, method, params, name, MCP_OPAQUE_URL),
+  callTool: (token, name, args = {}, extra = {}) => callTool(token, name, args, extra, MCP_OPAQUE_URL),
+};
 
 function expectOk(reply, what) {
   expect(reply.status === 200, `${what}: HTTP ${reply.status} (${reply.challenge ?? 'no challenge'}) ${JSON.stringify(reply.message)}`);
@@ -323,6 +346,65 @@ await check('requestState minted for alice, retried by bob: -32602', async () =>
   const own = expectOk(await callTool(tokens.alice, 'provision', { name: 'orders' }, retry), "alice's retry");
   expect(textOf(own) === "Provisioned 'orders' in eu-west-1.", `alice's retry: ${JSON.stringify(own)}`);
   return `bob: HTTP ${stolen.status} ${stolen.message.error.code} ${JSON.stringify(stolen.message.error.message)}; alice: "${textOf(own)}"`;
+});
+
+// --- opaque tokens, introspected (before the rotation case: restarting the AS forgets them) ---
+
+const opaqueMetadataUrl = `${new URL(MCP_OPAQUE_URL).origin}/.well-known/oauth-protected-resource${new URL(MCP_OPAQUE_URL).pathname}`;
+
+await check('opaque: token (client credentials) accepted by introspection', async () => {
+  tokens.opaqueA = await clientCredentials('ops-a', 'db:read db:write', MCP_OPAQUE_URL);
+  expect(!looksLikeJwt(tokens.opaqueA), `the token for ${MCP_OPAQUE_URL} is a JWT, not opaque`);
+  const answer = await introspect(tokens.opaqueA);
+  expect(answer.active === true && answer.aud === MCP_OPAQUE_URL, `introspection: active ${answer.active}, aud ${answer.aud}`);
+  const result = expectOk(await opaque.mcp(tokens.opaqueA, 'tools/list'), 'tools/list');
+  const names = result.tools.map((t) => t.name).sort();
+  expect(names.includes('provision'), `tools/list: ${names}`);
+  return `${tokens.opaqueA.length}-char opaque token, introspected as aud=${answer.aud} scope="${answer.scope}"; tools/list lists ${names.length} tools`;
+});
+
+await check('opaque: garbage token refused', async () => {
+  const reply = await opaque.mcp(randomBytes(32).toString('base64url'), 'tools/list');
+  const note = expectInvalidToken(reply);
+  expect(reply.challenge.includes(`resource_metadata="${opaqueMetadataUrl}"`), `challenge: ${reply.challenge}`);
+  return note;
+});
+
+await check('opaque: db:read token calling provision: 403 insufficient_scope', async () => {
+  const readOnly = await clientCredentials('ops-b', 'db:read', MCP_OPAQUE_URL);
+  expect(!looksLikeJwt(readOnly), 'the db:read token is a JWT, not opaque');
+  const reply = await opaque.callTool(readOnly, 'provision', { name: 'orders' });
+  expect(reply.status === 403, `expected 403, got ${reply.status} ${JSON.stringify(reply.message)}`);
+  expect(reply.challenge?.includes('error="insufficient_scope"'), `challenge: ${reply.challenge}`);
+  expect(reply.challenge.includes('scope="db:write"'), `challenge: ${reply.challenge}`);
+  expect(reply.challenge.includes(`resource_metadata="${opaqueMetadataUrl}"`), `challenge: ${reply.challenge}`);
+  expectOk(await opaque.callTool(readOnly, 'suggest_name', { topic: 'orders' }), 'suggest_name (db:read)');
+  return `403 ${reply.challenge}`;
+});
+
+await check('opaque: token revoked at the AS before its first use refused', async () => {
+  const token = await clientCredentials('ops-a', 'db:read db:write', MCP_OPAQUE_URL);
+  const res = await postAs('ops-a', '/token/revocation', { token, token_type_hint: 'access_token' });
+  if (res.status !== 200) throw new Error(`revocation: ${res.status} ${await res.text()}`);
+  const answer = await introspect(token);
+  expect(answer.active === false, `the AS still calls the revoked token active: ${JSON.stringify(answer)}`);
+  return expectInvalidToken(await opaque.mcp(token, 'tools/list'));
+});
+
+await check('opaque: active token for another resource (aud) refused', async () => {
+  const other = `${new URL(MCP_OPAQUE_URL).origin}/other-mcp`;
+  const token = await clientCredentials('ops-a', 'db:read db:write', other);
+  const answer = await introspect(token);
+  expect(answer.active === true && answer.aud === other, `introspection: active ${answer.active}, aud ${answer.aud}`);
+  return expectInvalidToken(await opaque.mcp(token, 'tools/list'));
+});
+
+// node-oidc-provider does not introspect JWTs (400 unsupported_token_type): the verifier
+// refuses the token and logs that it could not introspect it.
+await check('opaque: JWT for the first resource refused', async () => {
+  expect(looksLikeJwt(tokens.opsA), 'the first resource\'s token is not a JWT');
+  expectOk(await mcp(tokens.opsA, 'tools/list'), 'the same token at the JWT provisioner');
+  return expectInvalidToken(await opaque.mcp(tokens.opsA, 'tools/list'));
 });
 
 await check('JWKS rotation (new kid) picked up without restarting the provisioner', async () => {
