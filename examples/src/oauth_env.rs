@@ -228,7 +228,8 @@ mod tests {
     #[test]
     fn introspection_credentials_go_together() {
         let base = [(ISSUER_VAR, "http://127.0.0.1:9000"), (RESOURCE_VAR, "http://127.0.0.1:8001/mcp")];
-        for (name, value) in [(INTROSPECTION_CLIENT_ID_VAR, "mcp-server"), (INTROSPECTION_CLIENT_SECRET_VAR, "s3cret")] {
+        for (name, value) in [(INTROSPECTION_CLIENT_ID_VAR, "mcp-server"), (INTROSPECTION_CLIENT_SECRET_VAR, "s3cret")]
+        {
             let pairs = [base[0], base[1], (name, value)];
             let message = AuthEnv::from_vars(vars(&pairs)).expect_err("one of the two");
             assert!(
@@ -240,7 +241,8 @@ mod tests {
             assert!(!message.contains("s3cret"), "{message}");
         }
         // A blank one counts as unset.
-        let pairs = [base[0], base[1], (INTROSPECTION_CLIENT_ID_VAR, "mcp-server"), (INTROSPECTION_CLIENT_SECRET_VAR, " ")];
+        let pairs =
+            [base[0], base[1], (INTROSPECTION_CLIENT_ID_VAR, "mcp-server"), (INTROSPECTION_CLIENT_SECRET_VAR, " ")];
         assert!(AuthEnv::from_vars(vars(&pairs)).is_err());
         // Keys are for JWTs: with introspection they would be silently unused.
         let pairs = [

@@ -1,7 +1,8 @@
 //! The `provision` example written with the macros (see `mcp_examples::provisioner`).
 //!
 //! Run it with `provisioner stdio` or `provisioner http 127.0.0.1:8000`. With
-//! `MCP_AUTH_ISSUER` and `MCP_AUTH_RESOURCE` set (and optionally `MCP_AUTH_JWKS_URL`; see
+//! `MCP_AUTH_ISSUER` and `MCP_AUTH_RESOURCE` set (and optionally `MCP_AUTH_JWKS_URL`, or
+//! the `MCP_AUTH_INTROSPECTION_CLIENT_*` pair for opaque tokens; see
 //! `mcp_examples::oauth_env`), HTTP requests need an access token from that issuer and
 //! each item its scope (`db:read`, `db:write`).
 
