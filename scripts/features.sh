@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds mcp-runtime with every documented combination of its Cargo features, and checks
+# Checks mcp-runtime (clippy, warnings denied) with every documented combination of its Cargo features, and checks
 # that the narrow builds leave out what they promise to: no hyper in a stdio-only server,
 # no ring (the server's sealing) in an HTTP client, no JWT crate or rustls without `oauth`,
 # and no aws-lc (a C build) with it: rustls uses ring.
@@ -22,10 +22,13 @@ combos=(
   "--no-default-features"
   "--all-features"
 )
+# Checked with clippy, warnings denied for mcp-runtime alone: the dependencies keep the
+# flags of the workspace's other builds, so they are checked once per feature set instead
+# of rebuilt under a new RUSTFLAGS for every combination (about ten minutes of CI).
 for combo in "${combos[@]}"; do
-  echo "-- cargo build -p mcp-runtime $combo"
+  echo "-- cargo clippy -p mcp-runtime --lib $combo"
   # shellcheck disable=SC2086
-  RUSTFLAGS="-D warnings" cargo build -q -p mcp-runtime $combo
+  cargo clippy -q -p mcp-runtime --lib $combo -- -D warnings
 done
 
 # shellcheck disable=SC2086
@@ -52,4 +55,4 @@ if [ "$hyper_in_default" -eq 0 ]; then
   echo "the default build has no hyper: the check above would prove nothing" >&2
   exit 1
 fi
-echo "features: ${#combos[@]} combinations built"
+echo "features: ${#combos[@]} combinations checked"
