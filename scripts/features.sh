@@ -18,6 +18,8 @@ combos=(
   "--no-default-features --features server,client,stdio"
   "--no-default-features --features cli"
   "--no-default-features --features oauth"
+  "--no-default-features --features oauth,server"
+  "--no-default-features --features oauth,client"
   "--features oauth"
   "--no-default-features"
   "--all-features"

@@ -174,29 +174,29 @@ impl TokenVerifier for StaticTokenVerifier {
     }
 }
 
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod discovery;
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod fetch;
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod introspection;
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod jwks;
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod jwt;
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod oauth_error;
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 mod tls;
 
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 pub use introspection::{IntrospectionVerifier, IntrospectionVerifierBuilder};
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 pub use jwt::{JwtVerifier, JwtVerifierBuilder};
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 pub use oauth_error::{OAuthError, OAuthErrorKind};
 /// A DER certificate, for [`JwtVerifierBuilder::add_root_certificate`] and
 /// [`IntrospectionVerifierBuilder::add_root_certificate`] (re-exported from
 /// `rustls-pki-types`).
-#[cfg(feature = "oauth")]
+#[cfg(all(feature = "oauth", feature = "server"))]
 pub use rustls_pki_types::CertificateDer;

@@ -39,6 +39,10 @@ pub enum ClientError {
     Timeout,
     /// No protocol version both sides support.
     Unsupported(String),
+    /// Authorizing with the server's authorization server failed (the `oauth` feature).
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    OAuth(super::oauth::OAuthError),
 }
 
 impl std::fmt::Display for ClientError {
@@ -56,6 +60,8 @@ impl std::fmt::Display for ClientError {
             }
             ClientError::Timeout => write!(f, "the call timed out"),
             ClientError::Unsupported(why) => write!(f, "no common protocol version: {why}"),
+            #[cfg(feature = "oauth")]
+            ClientError::OAuth(e) => write!(f, "authorization failed: {e}"),
         }
     }
 }
@@ -65,6 +71,8 @@ impl std::error::Error for ClientError {
         match self {
             ClientError::Rpc(e) | ClientError::Callback { error: e, .. } => Some(e),
             ClientError::Transport(e) => Some(e),
+            #[cfg(feature = "oauth")]
+            ClientError::OAuth(e) => Some(e),
             _ => None,
         }
     }

@@ -53,6 +53,9 @@ struct Shared {
     bearer: Option<HeaderValue>,
     callbacks: Callbacks,
     next_id: AtomicI64,
+    /// The authorization flow, when the client was built with `oauth(..)`.
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::OAuthSession>,
 }
 
 /// Streamable HTTP to one endpoint URL.
@@ -91,8 +94,20 @@ impl HttpLink {
                 bearer,
                 callbacks,
                 next_id: AtomicI64::new(1),
+                #[cfg(feature = "oauth")]
+                oauth: None,
             }),
         })
+    }
+
+    /// Authorize with `oauth` when the server asks (401, 403 `insufficient_scope`) and
+    /// present its token on every request instead of the static bearer token.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn with_oauth(mut self, oauth: &super::oauth::OAuth) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.oauth = Some(oauth.session(shared.uri.clone()));
+        }
+        self
     }
 }
 
@@ -101,6 +116,48 @@ fn header(value: &str) -> Result<HeaderValue, ClientError> {
 }
 
 impl Shared {
+    /// Sends the request `make` builds. With OAuth, presents the current token, and when
+    /// the server refuses (401, 403) lets the flow authorize and builds and sends the
+    /// request again (a bounded number of times).
+    async fn send(
+        &self,
+        make: impl Fn() -> Result<Request<Full<Bytes>>, ClientError>,
+    ) -> Result<http::Response<hyper::body::Incoming>, ClientError> {
+        #[cfg(feature = "oauth")]
+        let mut attempt = super::oauth::Attempt::default();
+        loop {
+            #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+            let mut request = make()?;
+            #[cfg(feature = "oauth")]
+            let sent = match &self.oauth {
+                Some(oauth) => {
+                    let current = oauth.current();
+                    let added = oauth.headers(request.method(), request.uri(), current.as_deref())?;
+                    let h = request.headers_mut();
+                    h.remove(http::header::AUTHORIZATION);
+                    for (name, value) in added {
+                        h.insert(name, value);
+                    }
+                    current
+                }
+                None => None,
+            };
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &self.oauth
+                && matches!(response.status(), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+                && oauth.refused(response.status(), response.headers(), sent.as_ref(), &mut attempt).await?
+            {
+                continue;
+            }
+            return Ok(response);
+        }
+    }
+
     /// A POST of `body` with the era's headers.
     fn post(&self, body: Vec<u8>, out: Option<&Outgoing>) -> Result<Request<Full<Bytes>>, ClientError> {
         let mut request = Request::post(self.uri.clone())
@@ -196,12 +253,7 @@ impl Shared {
     ) -> Result<Value, ClientError> {
         for _ in 0..MAX_RESUMES {
             tokio::time::sleep(std::time::Duration::from_millis(retry_ms.unwrap_or(DEFAULT_RETRY_MS))).await;
-            let request = self.get(last_id.as_deref())?;
-            let response = self
-                .client
-                .request(request)
-                .await
-                .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
+            let response = self.send(|| self.get(last_id.as_deref())).await?;
             if !response.status().is_success() || !is_event_stream(&response) {
                 let status = response.status();
                 let body = read_body(response.into_body()).await.unwrap_or_default();
@@ -222,8 +274,7 @@ impl Shared {
     /// requests it sends there right after are not lost). A server without one (400, 404,
     /// 405) is fine.
     async fn listen(self: &Arc<Self>) {
-        let Ok(request) = self.get(None) else { return };
-        let opened = tokio::time::timeout(LISTEN_OPEN_TIMEOUT, self.client.request(request)).await;
+        let opened = tokio::time::timeout(LISTEN_OPEN_TIMEOUT, self.send(|| self.get(None))).await;
         let response = match opened {
             Ok(Ok(response)) if response.status().is_success() && is_event_stream(&response) => response,
             Ok(Ok(response)) => {
@@ -254,12 +305,7 @@ impl Shared {
 
     /// Send a response or notification that expects `202 Accepted`.
     async fn send_one_way(self: &Arc<Self>, body: Vec<u8>) -> Result<(), ClientError> {
-        let request = self.post(body, None)?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
+        let response = self.send(|| self.post(body.clone(), None)).await?;
         let status = response.status();
         if status.is_success() {
             return Ok(());
@@ -351,12 +397,7 @@ impl Link for HttpLink {
                 params: Some(out.params.clone()),
             };
             let body = serde_json::to_vec(&message).map_err(|e| ClientError::Protocol(e.to_string()))?;
-            let request = shared.post(body, Some(&out))?;
-            let response = shared
-                .client
-                .request(request)
-                .await
-                .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
+            let response = shared.send(|| shared.post(body.clone(), Some(&out))).await?;
             let status = response.status();
             if let Some(session) = response.headers().get(headers::SESSION_ID)
                 && out.method == crate::protocol::methods::INITIALIZE

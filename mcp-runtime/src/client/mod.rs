@@ -26,6 +26,9 @@ mod http;
 mod in_process;
 mod link;
 mod negotiate;
+#[cfg(all(feature = "oauth", feature = "client", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub mod oauth;
 mod raw;
 mod session;
 #[cfg(feature = "http")]

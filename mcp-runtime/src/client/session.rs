@@ -56,6 +56,8 @@ pub struct ClientBuilder {
     timeout: Option<Duration>,
     log_level: Option<LoggingLevel>,
     bearer: Option<String>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::OAuth>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -77,6 +79,8 @@ impl Default for ClientBuilder {
             timeout: None,
             log_level: None,
             bearer: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -153,12 +157,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Authorize with OAuth 2.1 when an HTTP server asks for it (401, or 403
+    /// `insufficient_scope`), and present the token on every request: see
+    /// [`oauth`](super::oauth). A [`bearer_token`](Self::bearer_token) is not sent when
+    /// this is set.
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Connect to a Streamable HTTP endpoint (`http://host:port/mcp`). Needs the `http`
     /// feature.
     #[cfg(feature = "http")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
-        let link = super::http::HttpLink::new(url, self.bearer.as_deref(), self.callbacks.clone())?;
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+        let mut link = super::http::HttpLink::new(url, self.bearer.as_deref(), self.callbacks.clone())?;
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.oauth {
+            link = link.with_oauth(oauth);
+        }
         self.finish(Arc::new(link)).await
     }
 

@@ -1,0 +1,165 @@
+//! HTTP for the authorization flow: GETs of metadata documents and POSTs to the token and
+//! registration endpoints, over the hyper client, never following redirects, each with a
+//! timeout and a body bound; and which URLs may be used at all.
+//!
+//! The connector is [`Connector`]: plain http here. The `tls` feature's shared TLS module
+//! is meant to replace it with the rustls connector (one line: the type and
+//! [`connector`]); nothing else in the flow names the transport.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, Request, StatusCode, Uri, header};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+
+use super::error::{OAuthError, OAuthErrorKind};
+
+/// The transport under the flow's requests (the seam for https).
+pub(crate) type Connector = HttpConnector;
+
+fn connector(timeout: Duration) -> Connector {
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(timeout));
+    http
+}
+
+/// The largest metadata document or endpoint answer read.
+pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// An answer: status, headers and the (bounded) body.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+impl Fetched {
+    /// The body as JSON, or a [`OAuthErrorKind::Fetch`] error naming `what`.
+    pub(crate) fn json<T: serde::de::DeserializeOwned>(&self, what: &str) -> Result<T, OAuthError> {
+        serde_json::from_slice(&self.body)
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Fetch, format!("{what} is not the JSON expected"), e))
+    }
+}
+
+/// The flow's HTTP client.
+#[derive(Clone)]
+pub(crate) struct OAuthHttp {
+    client: HyperClient<Connector, Full<Bytes>>,
+    timeout: Duration,
+    allow_insecure_http: bool,
+}
+
+impl std::fmt::Debug for OAuthHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthHttp")
+            .field("timeout", &self.timeout)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthHttp {
+    pub(crate) fn new(timeout: Duration, allow_insecure_http: bool) -> Self {
+        OAuthHttp {
+            client: HyperClient::builder(TokioExecutor::new()).build(connector(timeout)),
+            timeout,
+            allow_insecure_http,
+        }
+    }
+
+    /// Parses `url` (`what` names it in errors) and refuses what the flow must not use.
+    pub(crate) fn parse_url(&self, url: &str, what: &str) -> Result<Uri, OAuthError> {
+        parse_url(url, what, self.allow_insecure_http)
+    }
+
+    /// GETs `uri` (any status is returned; redirects are not followed).
+    pub(crate) async fn get(&self, uri: &Uri, accept: &str) -> Result<Fetched, OAuthError> {
+        let request = Request::get(uri.clone())
+            .header(header::ACCEPT, accept)
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, format!("cannot build GET {uri}"), e))?;
+        self.send(request).await
+    }
+
+    /// Sends `request` and reads the answer, within the timeout and the body bound. The
+    /// error names the method and URL, never the headers or body sent.
+    pub(crate) async fn send(&self, request: Request<Full<Bytes>>) -> Result<Fetched, OAuthError> {
+        let what = format!("{} {}", request.method(), request.uri());
+        let exchange = async {
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| OAuthError::with_source(OAuthErrorKind::Fetch, what.clone(), e))?;
+            let (parts, body) = response.into_parts();
+            let body = Limited::new(body, MAX_BODY_BYTES)
+                .collect()
+                .await
+                .map_err(|e| OAuthError::new(OAuthErrorKind::Fetch, format!("{what}: reading the body: {e}")))?
+                .to_bytes();
+            Ok(Fetched { status: parts.status, headers: parts.headers, body })
+        };
+        tokio::time::timeout(self.timeout, exchange).await.map_err(|_| {
+            OAuthError::new(OAuthErrorKind::Fetch, format!("{what}: no answer within {:?}", self.timeout))
+        })?
+    }
+}
+
+/// Whether `uri`'s host is this machine: `localhost`, 127.0.0.0/8 or `::1`.
+pub(crate) fn is_loopback(uri: &Uri) -> bool {
+    let Some(host) = uri.host() else { return false };
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    let host = host.strip_suffix('.').unwrap_or(host);
+    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Parses `url` and refuses a scheme other than http and https (`javascript:`, `data:`,
+/// `file:`; [`OAuthErrorKind::UnsafeUrl`]) and plain http to a host that is not loopback
+/// unless `allow_insecure_http`.
+pub(crate) fn parse_url(url: &str, what: &str, allow_insecure_http: bool) -> Result<Uri, OAuthError> {
+    let scheme_ok = url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+        || url.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://"));
+    if !scheme_ok {
+        return Err(OAuthError::new(OAuthErrorKind::UnsafeUrl, format!("{what} must be an https:// URL")));
+    }
+    let uri: Uri = url
+        .parse()
+        .map_err(|e| OAuthError::with_source(OAuthErrorKind::UnsafeUrl, format!("{what} is not a valid URL"), e))?;
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(OAuthError::new(OAuthErrorKind::UnsafeUrl, format!("{what} has no host")));
+    }
+    if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http")) && !allow_insecure_http && !is_loopback(&uri)
+    {
+        return Err(OAuthError::new(
+            OAuthErrorKind::UnsafeUrl,
+            format!("{what} is plain http:// to a host that is not loopback (opt in with allow_insecure_http(true))"),
+        ));
+    }
+    Ok(uri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_and_loopback_http_are_allowed() {
+        assert!(parse_url("https://as.example.com/authorize", "u", false).is_ok());
+        assert!(parse_url("http://localhost:3000/authorize", "u", false).is_ok());
+        assert!(parse_url("http://127.0.0.1:1/x", "u", false).is_ok());
+        assert!(parse_url("http://[::1]:1/x", "u", false).is_ok());
+        for bad in ["javascript:alert(1)", "data:text/html,hi", "file:///etc/passwd", "ftp://x/y", "//x/y", "https:/x"] {
+            let e = parse_url(bad, "u", true).unwrap_err();
+            assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl, "{bad}");
+        }
+        let e = parse_url("http://as.example.com/authorize", "u", false).unwrap_err();
+        assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl);
+        assert!(parse_url("http://as.example.com/authorize", "u", true).is_ok());
+    }
+}

@@ -1,0 +1,228 @@
+//! Where tokens and client registrations are kept between requests (and, with a file,
+//! between runs): keyed by the authorization server's issuer, tokens also by resource,
+//! so that nothing issued by or registered at one server is presented to another.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{OAuthError, OAuthErrorKind};
+use super::registration::ClientCredentials;
+use super::token::TokenSet;
+
+/// Keeps tokens per (issuer, resource) and client credentials per issuer.
+///
+/// Called on the request path: implementations should be quick (memory, a small file,
+/// the OS keychain). Errors are reported as [`OAuthErrorKind::Store`].
+pub trait TokenStore: Send + Sync + 'static {
+    /// The tokens issued by `issuer` for `resource`.
+    fn tokens(&self, issuer: &str, resource: &str) -> Result<Option<TokenSet>, OAuthError>;
+    /// Keeps (or with `None` forgets) the tokens issued by `issuer` for `resource`.
+    fn set_tokens(&self, issuer: &str, resource: &str, tokens: Option<TokenSet>) -> Result<(), OAuthError>;
+    /// The client's registration at `issuer`.
+    fn client(&self, issuer: &str) -> Result<Option<ClientCredentials>, OAuthError>;
+    /// Keeps the client's registration at `issuer`.
+    fn set_client(&self, issuer: &str, credentials: ClientCredentials) -> Result<(), OAuthError>;
+}
+
+/// What a store holds.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct Contents {
+    #[serde(default)]
+    clients: BTreeMap<String, ClientCredentials>,
+    /// Keyed by `issuer` and `resource` joined by a space (neither holds one).
+    #[serde(default)]
+    tokens: BTreeMap<String, TokenSet>,
+}
+
+fn key(issuer: &str, resource: &str) -> String {
+    format!("{issuer} {resource}")
+}
+
+impl Contents {
+    fn set_tokens(&mut self, issuer: &str, resource: &str, tokens: Option<TokenSet>) {
+        match tokens {
+            Some(tokens) => self.tokens.insert(key(issuer, resource), tokens),
+            None => self.tokens.remove(&key(issuer, resource)),
+        };
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The default store: memory, for the life of the process.
+#[derive(Debug, Default)]
+pub struct MemoryTokenStore {
+    contents: Mutex<Contents>,
+}
+
+impl MemoryTokenStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl TokenStore for MemoryTokenStore {
+    fn tokens(&self, issuer: &str, resource: &str) -> Result<Option<TokenSet>, OAuthError> {
+        Ok(lock(&self.contents).tokens.get(&key(issuer, resource)).cloned())
+    }
+
+    fn set_tokens(&self, issuer: &str, resource: &str, tokens: Option<TokenSet>) -> Result<(), OAuthError> {
+        lock(&self.contents).set_tokens(issuer, resource, tokens);
+        Ok(())
+    }
+
+    fn client(&self, issuer: &str) -> Result<Option<ClientCredentials>, OAuthError> {
+        Ok(lock(&self.contents).clients.get(issuer).cloned())
+    }
+
+    fn set_client(&self, issuer: &str, credentials: ClientCredentials) -> Result<(), OAuthError> {
+        lock(&self.contents).clients.insert(issuer.to_owned(), credentials);
+        Ok(())
+    }
+}
+
+/// A JSON file, for command-line tools that should not ask the user again on every run.
+///
+/// Every change rewrites the file atomically (a temporary file in the same directory,
+/// created readable and writable by the owner only, then renamed over it), so a crash
+/// never leaves half a file and other users cannot read the tokens.
+///
+/// ```
+/// use mcp::client::oauth::{ClientCredentials, FileTokenStore, TokenSet, TokenStore};
+///
+/// let dir = std::env::temp_dir().join(format!("mcp-doc-store-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let store = FileTokenStore::new(dir.join("tokens.json"));
+/// store.set_tokens("https://as.example", "https://mcp.example/mcp", Some(TokenSet::bearer("t"))).unwrap();
+/// let again = FileTokenStore::new(dir.join("tokens.json"));
+/// assert_eq!(again.tokens("https://as.example", "https://mcp.example/mcp").unwrap(), Some(TokenSet::bearer("t")));
+/// assert_eq!(again.tokens("https://other.example", "https://mcp.example/mcp").unwrap(), None);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[derive(Debug)]
+pub struct FileTokenStore {
+    path: PathBuf,
+    guard: Mutex<()>,
+}
+
+impl FileTokenStore {
+    /// A store kept in `path` (created on the first write).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        FileTokenStore { path: path.into(), guard: Mutex::new(()) }
+    }
+
+    fn error(&self, what: &str, e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> OAuthError {
+        OAuthError::with_source(OAuthErrorKind::Store, format!("{what} {}", self.path.display()), e)
+    }
+
+    fn read(&self) -> Result<Contents, OAuthError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| self.error("cannot parse the token store", e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Contents::default()),
+            Err(e) => Err(self.error("cannot read the token store", e)),
+        }
+    }
+
+    fn write(&self, contents: &Contents) -> Result<(), OAuthError> {
+        let bytes = serde_json::to_vec_pretty(contents).map_err(|e| self.error("cannot encode the token store", e))?;
+        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let temp = self.path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        write_private(&temp, &bytes).map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            self.error("cannot write the token store", e)
+        })?;
+        std::fs::rename(&temp, &self.path).map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            self.error("cannot replace the token store", e)
+        })
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Contents)) -> Result<(), OAuthError> {
+        let _guard = lock(&self.guard);
+        let mut contents = self.read()?;
+        change(&mut contents);
+        self.write(&contents)
+    }
+}
+
+/// Writes `bytes` to a new file at `path` that only its owner may read or write.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+impl TokenStore for FileTokenStore {
+    fn tokens(&self, issuer: &str, resource: &str) -> Result<Option<TokenSet>, OAuthError> {
+        let _guard = lock(&self.guard);
+        Ok(self.read()?.tokens.remove(&key(issuer, resource)))
+    }
+
+    fn set_tokens(&self, issuer: &str, resource: &str, tokens: Option<TokenSet>) -> Result<(), OAuthError> {
+        self.update(|c| c.set_tokens(issuer, resource, tokens))
+    }
+
+    fn client(&self, issuer: &str) -> Result<Option<ClientCredentials>, OAuthError> {
+        let _guard = lock(&self.guard);
+        Ok(self.read()?.clients.remove(issuer))
+    }
+
+    fn set_client(&self, issuer: &str, credentials: ClientCredentials) -> Result<(), OAuthError> {
+        self.update(|c| {
+            c.clients.insert(issuer.to_owned(), credentials);
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_keyed_by_issuer_and_resource() {
+        let store = MemoryTokenStore::new();
+        store.set_tokens("https://as1", "https://r/mcp", Some(TokenSet::bearer("a"))).unwrap();
+        store.set_client("https://as1", ClientCredentials::public("c1")).unwrap();
+        assert_eq!(store.tokens("https://as1", "https://r/mcp").unwrap(), Some(TokenSet::bearer("a")));
+        assert_eq!(store.tokens("https://as2", "https://r/mcp").unwrap(), None);
+        assert_eq!(store.tokens("https://as1", "https://r/other").unwrap(), None);
+        assert_eq!(store.client("https://as2").unwrap(), None);
+        store.set_tokens("https://as1", "https://r/mcp", None).unwrap();
+        assert_eq!(store.tokens("https://as1", "https://r/mcp").unwrap(), None);
+    }
+
+    #[test]
+    fn the_file_is_private_and_replaced_atomically() {
+        let dir = std::env::temp_dir().join(format!("mcp-store-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tokens.json");
+        let store = FileTokenStore::new(&path);
+        store.set_client("https://as1", ClientCredentials::confidential("c1", "s1")).unwrap();
+        store.set_tokens("https://as1", "https://r/mcp", Some(TokenSet::bearer("a"))).unwrap();
+        let again = FileTokenStore::new(&path);
+        assert_eq!(again.client("https://as1").unwrap(), Some(ClientCredentials::confidential("c1", "s1")));
+        assert_eq!(again.tokens("https://as1", "https://r/mcp").unwrap(), Some(TokenSet::bearer("a")));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).collect();
+        assert_eq!(leftovers.len(), 1, "only the store itself remains");
+        std::fs::write(&path, b"not json").unwrap();
+        assert_eq!(again.client("https://as1").unwrap_err().kind(), OAuthErrorKind::Store);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
