@@ -5,11 +5,16 @@
 //! in `MCP_CONFORMANCE_SCENARIO`; `MCP_CONFORMANCE_PROTOCOL_VERSION` says which era to
 //! speak (2026-07-28: stateless requests; older: the `initialize` handshake), and
 //! `MCP_CONFORMANCE_CONTEXT` carries scenario data (the tool calls of
-//! `http-custom-headers`). Logs go to stderr. OAuth is not implemented: `auth/*`
-//! scenarios connect without it (and fail where the scenario requires it).
+//! `http-custom-headers`; the pre-registered client of `auth/pre-registration`). Logs go
+//! to stderr.
+//!
+//! `auth/*` scenarios use the client's OAuth flow: the mock authorization server
+//! redirects at once, so a [`HeadlessRedirect`] reads the code from its `Location`; the
+//! Client ID Metadata Document URL is the suite's fixed one.
 
 use std::collections::BTreeMap;
 
+use mcp::client::oauth::{ClientCredentials, HeadlessRedirect, OAuth};
 use mcp::client::{Asker, Client, ClientError, Mode};
 use mcp::protocol::{
     CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject, ListRootsResult, OneOrMany, PrimitiveSchema,
@@ -45,9 +50,34 @@ fn defaults(params: &ElicitRequestParams) -> ElicitResult {
     ElicitResult::accept(content)
 }
 
-async fn connect(url: &str, modern: bool) -> Result<Client, ClientError> {
+/// The suite's Client ID Metadata Document URL (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The scenario's data from `MCP_CONFORMANCE_CONTEXT` (`Null` when absent).
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or(Value::Null)
+}
+
+/// The OAuth configuration for `auth/*` scenarios.
+fn oauth() -> Result<OAuth, ClientError> {
+    let mut builder = OAuth::builder()
+        .authorization_handler(HeadlessRedirect::new("http://localhost:3000/callback"))
+        .client_name("mcp-rust-conformance-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    let context = context();
+    if let (Some(id), Some(secret)) = (context["client_id"].as_str(), context["client_secret"].as_str()) {
+        builder = builder.client_credentials(ClientCredentials::confidential(id, secret));
+    }
+    Ok(builder.build()?)
+}
+
+async fn connect(url: &str, modern: bool, auth: bool) -> Result<Client, ClientError> {
     let mode = if modern { Mode::Modern(mcp::protocol::LATEST_PROTOCOL_VERSION.into()) } else { Mode::Legacy };
-    Client::builder()
+    let mut builder = Client::builder();
+    if auth {
+        builder = builder.oauth(oauth()?);
+    }
+    builder
         .client_info("mcp-rust-conformance-client", env!("CARGO_PKG_VERSION"))
         .mode(mode)
         .elicitation(|_asker: Asker, params: ElicitRequestParams| async move { Ok(defaults(&params)) })
@@ -94,7 +124,7 @@ fn log_result(what: &str, result: Result<impl std::fmt::Debug, ClientError>) {
 }
 
 async fn run(scenario: &str, url: &str, modern: bool) -> Result<(), ClientError> {
-    let client = connect(url, modern).await?;
+    let client = connect(url, modern, scenario.starts_with("auth/")).await?;
     eprintln!("connected: {} ({})", client.protocol_version(), scenario);
     match scenario {
         "initialize" => log_result("tools/list", client.list_tools().await),
@@ -128,10 +158,7 @@ async fn run(scenario: &str, url: &str, modern: bool) -> Result<(), ClientError>
         }
         "http-custom-headers" => {
             let tools = client.list_tools().await?;
-            let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-                .ok()
-                .and_then(|c| serde_json::from_str(&c).ok())
-                .unwrap_or(Value::Null);
+            let context = context();
             for call in context["toolCalls"].as_array().into_iter().flatten() {
                 let Some(name) = call["name"].as_str() else { continue };
                 if !tools.iter().any(|t| t.name == name) {
@@ -171,8 +198,11 @@ async fn run(scenario: &str, url: &str, modern: bool) -> Result<(), ClientError>
             eprintln!("test_reconnection: {result:?}");
         }
         other if other.starts_with("auth/") => {
-            // No OAuth yet: an unauthenticated attempt, which these scenarios reject.
-            client.list_tools().await?;
+            // The reference client's flow: list the tools, call `test-tool`.
+            let tools = client.list_tools().await?;
+            eprintln!("listed {} tool(s)", tools.len());
+            let result = client.call_tool("test-tool", json!({})).await?;
+            eprintln!("test-tool: {result:?}");
         }
         other => {
             return Err(ClientError::Protocol(format!("unknown scenario {other:?}")));
