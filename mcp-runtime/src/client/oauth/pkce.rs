@@ -53,7 +53,7 @@ mod tests {
 
     #[test]
     fn s256_matches_rfc_7636_appendix_b() {
-        assert_eq!(s256("dBjftJeZ4CVP-mJ92IgXw3-GjJ8JyfklVGU-Ko1R4Ds"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+        assert_eq!(s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
     }
 
     #[test]
