@@ -123,7 +123,8 @@ async fn token(State(auth): State<Shared>, headers: HeaderMap, Form(f): Form<Has
                 auth.verifier_mismatches += 1;
                 return (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_grant"}))).into_response();
             }
-            let granted = scope.split(' ').filter(|s| !s.is_empty() && *s != NEVER_GRANTED).map(str::to_owned).collect();
+            let granted =
+                scope.split(' ').filter(|s| !s.is_empty() && *s != NEVER_GRANTED).map(str::to_owned).collect();
             issue(&mut auth, granted).into_response()
         }
         "refresh_token" => {
@@ -148,9 +149,9 @@ struct TableVerifier(Shared);
 impl TokenVerifier for TableVerifier {
     fn verify(&self, token: &str) -> BoxFuture<Option<AuthInfo>> {
         let scopes = lock(&self.0).tokens.get(token).cloned();
-        Box::pin(async move {
-            scopes.map(|scopes| AuthInfo { client_id: "app".into(), scopes, ..AuthInfo::default() })
-        })
+        Box::pin(
+            async move { scopes.map(|scopes| AuthInfo { client_id: "app".into(), scopes, ..AuthInfo::default() }) },
+        )
     }
 }
 

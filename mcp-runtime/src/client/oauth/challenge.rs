@@ -205,7 +205,9 @@ mod tests {
 
     #[test]
     fn bearer_with_resource_metadata_and_scope() {
-        let c = one(r#"Bearer resource_metadata="http://localhost:1/.well-known/oauth-protected-resource/mcp", scope="mcp:basic mcp:read""#);
+        let c = one(
+            r#"Bearer resource_metadata="http://localhost:1/.well-known/oauth-protected-resource/mcp", scope="mcp:basic mcp:read""#,
+        );
         assert!(c.is("bearer"));
         assert_eq!(c.resource_metadata(), Some("http://localhost:1/.well-known/oauth-protected-resource/mcp"));
         assert_eq!(c.scopes(), Some(vec!["mcp:basic".to_owned(), "mcp:read".to_owned()]));

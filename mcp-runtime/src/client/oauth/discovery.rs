@@ -161,7 +161,8 @@ pub(crate) async fn resource_metadata(
             Ok(f) if f.status == StatusCode::OK => f,
             Ok(f) => {
                 tracing::debug!(url = %uri, status = %f.status, "no resource metadata here");
-                last = Some(OAuthError::new(OAuthErrorKind::ResourceMetadata, format!("GET {uri}: status {}", f.status)));
+                last =
+                    Some(OAuthError::new(OAuthErrorKind::ResourceMetadata, format!("GET {uri}: status {}", f.status)));
                 continue;
             }
             Err(e) => {
@@ -216,7 +217,10 @@ pub(crate) async fn server_metadata(http: &OAuthHttp, issuer: &str) -> Result<Se
         return check_server_metadata(metadata, issuer, &uri);
     }
     Err(last.unwrap_or_else(|| {
-        OAuthError::new(OAuthErrorKind::ServerMetadata, format!("no metadata found for the authorization server {issuer}"))
+        OAuthError::new(
+            OAuthErrorKind::ServerMetadata,
+            format!("no metadata found for the authorization server {issuer}"),
+        )
     }))
 }
 
@@ -235,7 +239,9 @@ pub(crate) fn check_server_metadata(
     if !s256 {
         return Err(OAuthError::new(
             OAuthErrorKind::PkceUnsupported,
-            format!("the authorization server {issuer} does not advertise PKCE S256 (code_challenge_methods_supported)"),
+            format!(
+                "the authorization server {issuer} does not advertise PKCE S256 (code_challenge_methods_supported)"
+            ),
         ));
     }
     Ok(metadata)
@@ -281,7 +287,10 @@ mod tests {
                 "http://localhost:1234/.well-known/openid-configuration",
             ]
         );
-        assert_eq!(server_metadata_candidates("https://a.example/t/")[0], "https://a.example/.well-known/oauth-authorization-server/t");
+        assert_eq!(
+            server_metadata_candidates("https://a.example/t/")[0],
+            "https://a.example/.well-known/oauth-authorization-server/t"
+        );
     }
 
     #[test]
@@ -310,8 +319,12 @@ mod tests {
     #[test]
     fn issuer_is_compared_byte_for_byte_and_s256_is_required() {
         let at = uri("http://localhost:1/.well-known/oauth-authorization-server");
-        assert!(check_server_metadata(metadata("http://localhost:1", Some(&["S256"])), "http://localhost:1", &at).is_ok());
-        for claimed in ["http://localhost:1/", "HTTP://localhost:1", "http://localhost:1:80", "https://attacker.example"] {
+        assert!(
+            check_server_metadata(metadata("http://localhost:1", Some(&["S256"])), "http://localhost:1", &at).is_ok()
+        );
+        for claimed in
+            ["http://localhost:1/", "HTTP://localhost:1", "http://localhost:1:80", "https://attacker.example"]
+        {
             let e = check_server_metadata(metadata(claimed, Some(&["S256"])), "http://localhost:1", &at).unwrap_err();
             assert_eq!(e.kind(), OAuthErrorKind::ServerMetadata, "{claimed}");
         }

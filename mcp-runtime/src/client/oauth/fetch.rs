@@ -134,8 +134,7 @@ pub(crate) fn parse_url(url: &str, what: &str, allow_insecure_http: bool) -> Res
     if uri.host().is_none_or(str::is_empty) {
         return Err(OAuthError::new(OAuthErrorKind::UnsafeUrl, format!("{what} has no host")));
     }
-    if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http")) && !allow_insecure_http && !is_loopback(&uri)
-    {
+    if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http")) && !allow_insecure_http && !is_loopback(&uri) {
         return Err(OAuthError::new(
             OAuthErrorKind::UnsafeUrl,
             format!("{what} is plain http:// to a host that is not loopback (opt in with allow_insecure_http(true))"),
@@ -154,7 +153,8 @@ mod tests {
         assert!(parse_url("http://localhost:3000/authorize", "u", false).is_ok());
         assert!(parse_url("http://127.0.0.1:1/x", "u", false).is_ok());
         assert!(parse_url("http://[::1]:1/x", "u", false).is_ok());
-        for bad in ["javascript:alert(1)", "data:text/html,hi", "file:///etc/passwd", "ftp://x/y", "//x/y", "https:/x"] {
+        for bad in ["javascript:alert(1)", "data:text/html,hi", "file:///etc/passwd", "ftp://x/y", "//x/y", "https:/x"]
+        {
             let e = parse_url(bad, "u", true).unwrap_err();
             assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl, "{bad}");
         }

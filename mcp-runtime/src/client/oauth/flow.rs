@@ -207,11 +207,10 @@ impl OAuthSession {
         stored: &TokenSet,
         refresh_token: &str,
     ) -> Result<TokenSet, OAuthError> {
-        let credentials = self
-            .config
-            .store
-            .client(&server.issuer)?
-            .ok_or_else(|| OAuthError::new(OAuthErrorKind::Registration, "no client registration to refresh with"))?;
+        let credentials =
+            self.config.store.client(&server.issuer)?.ok_or_else(|| {
+                OAuthError::new(OAuthErrorKind::Registration, "no client registration to refresh with")
+            })?;
         let scope = join(&stored.scopes());
         let mut tokens = request_token(
             &self.http,
@@ -382,8 +381,5 @@ fn check_callback(params: &CallbackParams, sent_state: &str, server: &ServerMeta
         let error: String = error.chars().filter(char::is_ascii_graphic).take(64).collect();
         return Err(OAuthError::new(OAuthErrorKind::Authorization, format!("authorization was refused: {error}")));
     }
-    params
-        .code
-        .clone()
-        .ok_or_else(|| OAuthError::new(OAuthErrorKind::Authorization, "the redirect carried no code"))
+    params.code.clone().ok_or_else(|| OAuthError::new(OAuthErrorKind::Authorization, "the redirect carried no code"))
 }

@@ -300,11 +300,19 @@ mod tests {
         let issuer = "http://localhost:3000";
         assert!(iss_check(true, Some(issuer), issuer).is_ok());
         assert_eq!(iss_check(true, None, issuer).unwrap_err().kind(), OAuthErrorKind::Issuer);
-        assert_eq!(iss_check(true, Some("https://evil.example.com"), issuer).unwrap_err().kind(), OAuthErrorKind::Issuer);
+        assert_eq!(
+            iss_check(true, Some("https://evil.example.com"), issuer).unwrap_err().kind(),
+            OAuthErrorKind::Issuer
+        );
         assert!(iss_check(false, Some(issuer), issuer).is_ok());
-        assert_eq!(iss_check(false, Some("https://evil.example.com"), issuer).unwrap_err().kind(), OAuthErrorKind::Issuer);
+        assert_eq!(
+            iss_check(false, Some("https://evil.example.com"), issuer).unwrap_err().kind(),
+            OAuthErrorKind::Issuer
+        );
         assert!(iss_check(false, None, issuer).is_ok());
-        for near in ["http://localhost:3000/", "HTTP://localhost:3000", "http://LOCALHOST:3000", "http://localhost:3000:80"] {
+        for near in
+            ["http://localhost:3000/", "HTTP://localhost:3000", "http://LOCALHOST:3000", "http://localhost:3000:80"]
+        {
             assert!(iss_check(true, Some(near), issuer).is_err(), "{near}");
         }
     }
@@ -314,7 +322,10 @@ mod tests {
         let handler = || HeadlessRedirect::new("http://localhost:3000/callback");
         assert_eq!(OAuth::builder().build().unwrap_err().kind(), OAuthErrorKind::Config);
         for bad in ["http://app.example/cimd.json", "https://app.example", "javascript:alert(1)"] {
-            assert!(OAuth::builder().authorization_handler(handler()).client_metadata_url(bad).build().is_err(), "{bad}");
+            assert!(
+                OAuth::builder().authorization_handler(handler()).client_metadata_url(bad).build().is_err(),
+                "{bad}"
+            );
         }
         let ok = OAuth::builder()
             .authorization_handler(handler())
