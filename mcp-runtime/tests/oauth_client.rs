@@ -46,7 +46,7 @@ struct Auth {
 type Shared = Arc<Mutex<Auth>>;
 
 fn lock(auth: &Shared) -> std::sync::MutexGuard<'_, Auth> {
-    auth.lock().unwrap()
+    auth.lock().expect("test setup")
 }
 
 /// Scopes this server never grants (to exercise the step-up limit).
@@ -68,7 +68,7 @@ async fn metadata(State(auth): State<Shared>) -> Json<Value> {
 
 async fn register(State(auth): State<Shared>, Json(body): Json<Value>) -> Response {
     assert_eq!(body["application_type"], "native");
-    assert!(body["grant_types"].as_array().unwrap().contains(&json!("refresh_token")));
+    assert!(body["grant_types"].as_array().expect("test setup").contains(&json!("refresh_token")));
     let mut auth = lock(&auth);
     auth.registrations += 1;
     let id = format!("client-{}", auth.registrations);
@@ -176,8 +176,8 @@ fn mcp_server() -> Server {
 /// Starts both servers; the MCP URL and the shared state.
 async fn start() -> (String, Shared) {
     let auth: Shared = Arc::default();
-    let as_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let issuer = format!("http://{}", as_listener.local_addr().unwrap());
+    let as_listener = TcpListener::bind("127.0.0.1:0").await.expect("test setup");
+    let issuer = format!("http://{}", as_listener.local_addr().expect("test setup"));
     lock(&auth).issuer = issuer.clone();
     let router = Router::new()
         .route("/.well-known/oauth-authorization-server", get(metadata))
@@ -185,10 +185,10 @@ async fn start() -> (String, Shared) {
         .route("/authorize", get(authorize))
         .route("/token", post(token))
         .with_state(Arc::clone(&auth));
-    tokio::spawn(async move { axum::serve(as_listener, router).await.unwrap() });
+    tokio::spawn(async move { axum::serve(as_listener, router).await.expect("test setup") });
 
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr: SocketAddr = listener.local_addr().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("test setup");
+    let addr: SocketAddr = listener.local_addr().expect("test setup");
     let resource = format!("http://{addr}/mcp");
     let config = HttpConfig::default()
         .protected_resource(
@@ -197,23 +197,26 @@ async fn start() -> (String, Shared) {
                 .scopes_supported(["files:read"]),
         )
         .token_verifier(TableVerifier(Arc::clone(&auth)));
-    tokio::spawn(async move { mcp::serve::http(listener, mcp_server()).config(config).await.unwrap() });
+    tokio::spawn(async move { mcp::serve::http(listener, mcp_server()).config(config).await.expect("test setup") });
     (resource, auth)
 }
 
 fn oauth() -> OAuth {
-    OAuth::builder().authorization_handler(HeadlessRedirect::new("http://127.0.0.1:9/callback")).build().unwrap()
+    OAuth::builder()
+        .authorization_handler(HeadlessRedirect::new("http://127.0.0.1:9/callback"))
+        .build()
+        .expect("test setup")
 }
 
 fn text(result: &CallToolResult) -> String {
-    serde_json::to_value(result).unwrap()["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+    serde_json::to_value(result).expect("test setup")["content"][0]["text"].as_str().unwrap_or_default().to_owned()
 }
 
 #[tokio::test]
 async fn discovery_pkce_step_up_and_refresh_run_for_real() {
     let (url, auth) = start().await;
-    let client = Client::builder().oauth(oauth()).connect_http(&url).await.unwrap();
-    let read = client.call_tool("read", json!({})).await.unwrap();
+    let client = Client::builder().oauth(oauth()).connect_http(&url).await.expect("test setup");
+    let read = client.call_tool("read", json!({})).await.expect("test setup");
     assert_eq!(text(&read), "read done");
     {
         let auth = lock(&auth);
@@ -226,12 +229,12 @@ async fn discovery_pkce_step_up_and_refresh_run_for_real() {
     }
 
     // 403 insufficient_scope: one more authorization, with the union of the scopes.
-    let write = client.call_tool("write", json!({})).await.unwrap();
+    let write = client.call_tool("write", json!({})).await.expect("test setup");
     assert_eq!(text(&write), "write done");
     {
         let auth = lock(&auth);
         assert_eq!(auth.authorizations.len(), 2);
-        let second: Vec<&str> = auth.authorizations[1].as_deref().unwrap().split(' ').collect();
+        let second: Vec<&str> = auth.authorizations[1].as_deref().expect("test setup").split(' ').collect();
         for scope in ["files:read", "files:write", "offline_access"] {
             assert!(second.contains(&scope), "{second:?}");
         }
@@ -240,7 +243,7 @@ async fn discovery_pkce_step_up_and_refresh_run_for_real() {
 
     // The access token is revoked: 401, one refresh, no new authorization.
     lock(&auth).tokens.clear();
-    let again = client.call_tool("read", json!({})).await.unwrap();
+    let again = client.call_tool("read", json!({})).await.expect("test setup");
     assert_eq!(text(&again), "read done");
     {
         let auth = lock(&auth);
@@ -254,7 +257,7 @@ async fn discovery_pkce_step_up_and_refresh_run_for_real() {
         auth.tokens.clear();
         auth.refresh_tokens.clear();
     }
-    client.call_tool("read", json!({})).await.unwrap();
+    client.call_tool("read", json!({})).await.expect("test setup");
     assert_eq!(lock(&auth).authorizations.len(), 3);
     assert_eq!(lock(&auth).verifier_mismatches, 0);
 }
@@ -262,8 +265,8 @@ async fn discovery_pkce_step_up_and_refresh_run_for_real() {
 #[tokio::test]
 async fn step_up_stops_when_the_server_keeps_refusing() {
     let (url, auth) = start().await;
-    let client = Client::builder().oauth(oauth()).connect_http(&url).await.unwrap();
-    let error = client.call_tool("admin", json!({})).await.unwrap_err();
+    let client = Client::builder().oauth(oauth()).connect_http(&url).await.expect("test setup");
+    let error = client.call_tool("admin", json!({})).await.expect_err("must fail");
     match &error {
         ClientError::OAuth(e) => assert_eq!(e.kind(), OAuthErrorKind::InsufficientScope, "{e}"),
         other => panic!("expected an OAuth error, got {other:?}"),
@@ -272,33 +275,33 @@ async fn step_up_stops_when_the_server_keeps_refusing() {
     // same refusal again asks for nothing new and ends the call.
     let auth = lock(&auth);
     assert_eq!(auth.authorizations.len(), 2, "{:?}", auth.authorizations);
-    assert!(auth.authorizations[1].as_deref().unwrap().split(' ').any(|s| s == NEVER_GRANTED));
+    assert!(auth.authorizations[1].as_deref().expect("test setup").split(' ').any(|s| s == NEVER_GRANTED));
 }
 
 #[tokio::test]
 async fn a_file_store_spares_the_next_run_an_authorization() {
     let (url, auth) = start().await;
     let dir = std::env::temp_dir().join(format!("mcp-oauth-client-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&dir).expect("test setup");
     let path = dir.join("tokens.json");
     let with_store = || {
         OAuth::builder()
             .authorization_handler(HeadlessRedirect::new("http://127.0.0.1:9/callback"))
             .token_store(FileTokenStore::new(&path))
             .build()
-            .unwrap()
+            .expect("test setup")
     };
-    let first = Client::builder().oauth(with_store()).connect_http(&url).await.unwrap();
-    first.call_tool("read", json!({})).await.unwrap();
+    let first = Client::builder().oauth(with_store()).connect_http(&url).await.expect("test setup");
+    first.call_tool("read", json!({})).await.expect("test setup");
     drop(first);
-    let second = Client::builder().oauth(with_store()).connect_http(&url).await.unwrap();
-    second.call_tool("read", json!({})).await.unwrap();
+    let second = Client::builder().oauth(with_store()).connect_http(&url).await.expect("test setup");
+    second.call_tool("read", json!({})).await.expect("test setup");
     {
         let auth = lock(&auth);
         assert_eq!(auth.authorizations.len(), 1, "the stored token was used");
         assert_eq!(auth.registrations, 1);
     }
-    let stored = std::fs::read_to_string(&path).unwrap();
+    let stored = std::fs::read_to_string(&path).expect("test setup");
     assert!(stored.contains("client-1"));
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).expect("test setup");
 }

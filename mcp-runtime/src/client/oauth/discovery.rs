@@ -252,7 +252,7 @@ mod tests {
     use super::*;
 
     fn uri(s: &str) -> Uri {
-        s.parse().unwrap()
+        s.parse().expect("test fixture")
     }
 
     #[test]
@@ -313,7 +313,7 @@ mod tests {
             "issuer": issuer,
             "code_challenge_methods_supported": pkce,
         }))
-        .unwrap()
+        .expect("test fixture")
     }
 
     #[test]
@@ -325,11 +325,13 @@ mod tests {
         for claimed in
             ["http://localhost:1/", "HTTP://localhost:1", "http://localhost:1:80", "https://attacker.example"]
         {
-            let e = check_server_metadata(metadata(claimed, Some(&["S256"])), "http://localhost:1", &at).unwrap_err();
+            let e = check_server_metadata(metadata(claimed, Some(&["S256"])), "http://localhost:1", &at)
+                .expect_err("must be refused");
             assert_eq!(e.kind(), OAuthErrorKind::ServerMetadata, "{claimed}");
         }
         for pkce in [None, Some(&["plain"][..])] {
-            let e = check_server_metadata(metadata("http://localhost:1", pkce), "http://localhost:1", &at).unwrap_err();
+            let e = check_server_metadata(metadata("http://localhost:1", pkce), "http://localhost:1", &at)
+                .expect_err("must be refused");
             assert_eq!(e.kind(), OAuthErrorKind::PkceUnsupported);
         }
     }

@@ -155,10 +155,10 @@ mod tests {
         assert!(parse_url("http://[::1]:1/x", "u", false).is_ok());
         for bad in ["javascript:alert(1)", "data:text/html,hi", "file:///etc/passwd", "ftp://x/y", "//x/y", "https:/x"]
         {
-            let e = parse_url(bad, "u", true).unwrap_err();
+            let e = parse_url(bad, "u", true).expect_err("must be refused");
             assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl, "{bad}");
         }
-        let e = parse_url("http://as.example.com/authorize", "u", false).unwrap_err();
+        let e = parse_url("http://as.example.com/authorize", "u", false).expect_err("must be refused");
         assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl);
         assert!(parse_url("http://as.example.com/authorize", "u", true).is_ok());
     }

@@ -299,14 +299,14 @@ mod tests {
     fn iss_follows_the_table() {
         let issuer = "http://localhost:3000";
         assert!(iss_check(true, Some(issuer), issuer).is_ok());
-        assert_eq!(iss_check(true, None, issuer).unwrap_err().kind(), OAuthErrorKind::Issuer);
+        assert_eq!(iss_check(true, None, issuer).expect_err("must be refused").kind(), OAuthErrorKind::Issuer);
         assert_eq!(
-            iss_check(true, Some("https://evil.example.com"), issuer).unwrap_err().kind(),
+            iss_check(true, Some("https://evil.example.com"), issuer).expect_err("must be refused").kind(),
             OAuthErrorKind::Issuer
         );
         assert!(iss_check(false, Some(issuer), issuer).is_ok());
         assert_eq!(
-            iss_check(false, Some("https://evil.example.com"), issuer).unwrap_err().kind(),
+            iss_check(false, Some("https://evil.example.com"), issuer).expect_err("must be refused").kind(),
             OAuthErrorKind::Issuer
         );
         assert!(iss_check(false, None, issuer).is_ok());
@@ -320,7 +320,7 @@ mod tests {
     #[test]
     fn the_builder_checks_its_configuration() {
         let handler = || HeadlessRedirect::new("http://localhost:3000/callback");
-        assert_eq!(OAuth::builder().build().unwrap_err().kind(), OAuthErrorKind::Config);
+        assert_eq!(OAuth::builder().build().expect_err("must be refused").kind(), OAuthErrorKind::Config);
         for bad in ["http://app.example/cimd.json", "https://app.example", "javascript:alert(1)"] {
             assert!(
                 OAuth::builder().authorization_handler(handler()).client_metadata_url(bad).build().is_err(),
@@ -331,7 +331,7 @@ mod tests {
             .authorization_handler(handler())
             .client_metadata_url("https://conformance-test.local/client-metadata.json")
             .build()
-            .unwrap();
+            .expect("test fixture");
         assert!(format!("{ok:?}").contains("client-metadata.json"));
     }
 }

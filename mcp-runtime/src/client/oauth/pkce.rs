@@ -58,13 +58,13 @@ mod tests {
 
     #[test]
     fn verifiers_are_fresh_and_well_formed() {
-        let a = Pkce::new().unwrap();
-        let b = Pkce::new().unwrap();
+        let a = Pkce::new().expect("test fixture");
+        let b = Pkce::new().expect("test fixture");
         assert_ne!(a.verifier, b.verifier);
         assert_eq!(a.verifier.len(), 43);
         assert!(a.verifier.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
         assert_eq!(a.challenge, s256(&a.verifier));
         assert!(!format!("{a:?}").contains(&a.verifier));
-        assert_ne!(new_state().unwrap(), new_state().unwrap());
+        assert_ne!(new_state().expect("test fixture"), new_state().expect("test fixture"));
     }
 }

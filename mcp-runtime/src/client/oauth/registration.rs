@@ -214,7 +214,7 @@ mod tests {
             "issuer": "http://localhost:1",
             "token_endpoint_auth_methods_supported": methods,
         }))
-        .unwrap()
+        .expect("test fixture")
     }
 
     #[test]

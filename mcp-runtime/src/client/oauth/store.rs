@@ -192,37 +192,40 @@ mod tests {
     #[test]
     fn entries_are_keyed_by_issuer_and_resource() {
         let store = MemoryTokenStore::new();
-        store.set_tokens("https://as1", "https://r/mcp", Some(TokenSet::bearer("a"))).unwrap();
-        store.set_client("https://as1", ClientCredentials::public("c1")).unwrap();
-        assert_eq!(store.tokens("https://as1", "https://r/mcp").unwrap(), Some(TokenSet::bearer("a")));
-        assert_eq!(store.tokens("https://as2", "https://r/mcp").unwrap(), None);
-        assert_eq!(store.tokens("https://as1", "https://r/other").unwrap(), None);
-        assert_eq!(store.client("https://as2").unwrap(), None);
-        store.set_tokens("https://as1", "https://r/mcp", None).unwrap();
-        assert_eq!(store.tokens("https://as1", "https://r/mcp").unwrap(), None);
+        store.set_tokens("https://as1", "https://r/mcp", Some(TokenSet::bearer("a"))).expect("test fixture");
+        store.set_client("https://as1", ClientCredentials::public("c1")).expect("test fixture");
+        assert_eq!(store.tokens("https://as1", "https://r/mcp").expect("test fixture"), Some(TokenSet::bearer("a")));
+        assert_eq!(store.tokens("https://as2", "https://r/mcp").expect("test fixture"), None);
+        assert_eq!(store.tokens("https://as1", "https://r/other").expect("test fixture"), None);
+        assert_eq!(store.client("https://as2").expect("test fixture"), None);
+        store.set_tokens("https://as1", "https://r/mcp", None).expect("test fixture");
+        assert_eq!(store.tokens("https://as1", "https://r/mcp").expect("test fixture"), None);
     }
 
     #[test]
     fn the_file_is_private_and_replaced_atomically() {
         let dir = std::env::temp_dir().join(format!("mcp-store-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dir).expect("test fixture");
         let path = dir.join("tokens.json");
         let store = FileTokenStore::new(&path);
-        store.set_client("https://as1", ClientCredentials::confidential("c1", "s1")).unwrap();
-        store.set_tokens("https://as1", "https://r/mcp", Some(TokenSet::bearer("a"))).unwrap();
+        store.set_client("https://as1", ClientCredentials::confidential("c1", "s1")).expect("test fixture");
+        store.set_tokens("https://as1", "https://r/mcp", Some(TokenSet::bearer("a"))).expect("test fixture");
         let again = FileTokenStore::new(&path);
-        assert_eq!(again.client("https://as1").unwrap(), Some(ClientCredentials::confidential("c1", "s1")));
-        assert_eq!(again.tokens("https://as1", "https://r/mcp").unwrap(), Some(TokenSet::bearer("a")));
+        assert_eq!(
+            again.client("https://as1").expect("test fixture"),
+            Some(ClientCredentials::confidential("c1", "s1"))
+        );
+        assert_eq!(again.tokens("https://as1", "https://r/mcp").expect("test fixture"), Some(TokenSet::bearer("a")));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            let mode = std::fs::metadata(&path).expect("test fixture").permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).expect("test fixture").filter_map(Result::ok).collect();
         assert_eq!(leftovers.len(), 1, "only the store itself remains");
-        std::fs::write(&path, b"not json").unwrap();
-        assert_eq!(again.client("https://as1").unwrap_err().kind(), OAuthErrorKind::Store);
-        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::write(&path, b"not json").expect("test fixture");
+        assert_eq!(again.client("https://as1").expect_err("must be refused").kind(), OAuthErrorKind::Store);
+        std::fs::remove_dir_all(&dir).expect("test fixture");
     }
 }

@@ -276,7 +276,7 @@ mod tests {
     use super::*;
 
     fn metadata() -> ServerMetadata {
-        serde_json::from_value(serde_json::json!({"issuer": "http://localhost:1"})).unwrap()
+        serde_json::from_value(serde_json::json!({"issuer": "http://localhost:1"})).expect("test fixture")
     }
 
     fn request<'a>(metadata: &'a ServerMetadata, credentials: &'a ClientCredentials) -> TokenRequest<'a> {
@@ -302,7 +302,8 @@ mod tests {
     fn client_authentication_shapes() {
         let metadata = metadata();
         let secret = ClientCredentials::confidential("my id", "p:ss");
-        let (form, basic) = request(&metadata, &secret).form(TokenEndpointAuthMethod::ClientSecretBasic).unwrap();
+        let (form, basic) =
+            request(&metadata, &secret).form(TokenEndpointAuthMethod::ClientSecretBasic).expect("test fixture");
         assert_eq!(basic.as_deref(), Some(format!("Basic {}", STANDARD.encode("my+id:p%3Ass")).as_str()));
         let form = pairs(&form);
         assert!(form.iter().all(|(k, _)| k != "client_secret" && k != "client_id"));
@@ -310,20 +311,21 @@ mod tests {
         assert!(form.contains(&("code_verifier".into(), "v".into())));
         assert!(form.contains(&("redirect_uri".into(), "http://127.0.0.1:9/callback".into())));
 
-        let (form, basic) = request(&metadata, &secret).form(TokenEndpointAuthMethod::ClientSecretPost).unwrap();
+        let (form, basic) =
+            request(&metadata, &secret).form(TokenEndpointAuthMethod::ClientSecretPost).expect("test fixture");
         assert_eq!(basic, None);
         let form = pairs(&form);
         assert!(form.contains(&("client_id".into(), "my id".into())));
         assert!(form.contains(&("client_secret".into(), "p:ss".into())));
 
         let public = ClientCredentials::public("pub");
-        let (form, basic) = request(&metadata, &public).form(TokenEndpointAuthMethod::None).unwrap();
+        let (form, basic) = request(&metadata, &public).form(TokenEndpointAuthMethod::None).expect("test fixture");
         assert_eq!(basic, None);
         let form = pairs(&form);
         assert!(form.contains(&("client_id".into(), "pub".into())));
         assert!(form.iter().all(|(k, _)| k != "client_secret"));
 
-        let e = request(&metadata, &public).form(TokenEndpointAuthMethod::PrivateKeyJwt).unwrap_err();
+        let e = request(&metadata, &public).form(TokenEndpointAuthMethod::PrivateKeyJwt).expect_err("must be refused");
         assert_eq!(e.kind(), OAuthErrorKind::Config);
     }
 
