@@ -43,7 +43,10 @@
 //!    PKCE, `state` and the RFC 8707 `resource`; the redirect's `iss` is checked
 //!    (RFC 9207, exact comparison) and then `state`, before the code is exchanged with
 //!    the same `resource`.
-//! 5. The token goes on every request. A 401 with a token first tries a stored token
+//! 5. The token goes on every request. A connection's first request goes without one
+//!    (which authorization server applies is only known from the 401); a token kept in
+//!    the store for that issuer and resource is then used without asking the user. A 401
+//!    with a token first tries a stored token
 //!    that was not the one refused, then one refresh, then a new authorization; a 403
 //!    `insufficient_scope` re-authorizes with the union of the scopes held and challenged
 //!    ([`OAuthBuilder::max_step_ups`] times per request at most).
