@@ -215,7 +215,15 @@ impl AuthorizationHandler for LoopbackRedirect {
             show(&url);
             let wait = async {
                 loop {
-                    let Ok((stream, _)) = listener.accept().await else { continue };
+                    let stream = match listener.accept().await {
+                        Ok((stream, _)) => stream,
+                        Err(e) => {
+                            // Out of file descriptors and the like: wait rather than spin.
+                            tracing::debug!(error = %e, "the redirect listener could not accept");
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            continue;
+                        }
+                    };
                     if let Some(params) = serve_one(stream).await {
                         return params;
                     }
@@ -296,5 +304,46 @@ impl AuthorizationHandler for HeadlessRedirect {
                 })?;
             CallbackParams::from_redirect_url(location)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_loopback_listener_returns_the_redirect_parameters() {
+        let shown = Arc::new(Mutex::new(String::new()));
+        let seen = Arc::clone(&shown);
+        let redirect = LoopbackRedirect::bind_with(move |url: &str| *seen.lock().expect("test lock") = url.to_owned())
+            .await
+            .expect("binding 127.0.0.1:0");
+        let callback = redirect.redirect_uri();
+        assert!(callback.starts_with("http://127.0.0.1:") && callback.ends_with("/callback"), "{callback}");
+        let waiting = tokio::spawn(redirect.authorize("https://as.example/authorize?x=1".into()));
+        let http = OAuthHttp::new(Duration::from_secs(5), false);
+        let other = callback.replace("/callback", "/favicon.ico").parse().expect("test URL");
+        let miss = http.get(&other, "*/*").await.expect("the listener answers");
+        assert_eq!(miss.status, StatusCode::NOT_FOUND);
+        let hit = format!("{callback}?code=c0de&state=st&iss=https%3A%2F%2Fas.example").parse().expect("test URL");
+        let page = http.get(&hit, "text/html").await.expect("the listener answers");
+        assert_eq!(page.status, StatusCode::OK);
+        assert!(String::from_utf8_lossy(&page.body).contains("Authorization received"));
+        let params = waiting.await.expect("the task").expect("the parameters");
+        assert_eq!(params.code.as_deref(), Some("c0de"));
+        assert_eq!(params.state.as_deref(), Some("st"));
+        assert_eq!(params.iss.as_deref(), Some("https://as.example"));
+        assert!(!format!("{params:?}").contains("c0de"));
+        assert_eq!(*shown.lock().expect("test lock"), "https://as.example/authorize?x=1");
+    }
+
+    #[tokio::test]
+    async fn the_loopback_listener_gives_up_after_its_timeout() {
+        let redirect = LoopbackRedirect::bind_with(|_: &str| {})
+            .await
+            .expect("binding 127.0.0.1:0")
+            .timeout(Duration::from_millis(50));
+        let error = redirect.authorize("https://as.example/authorize".into()).await.expect_err("nobody came");
+        assert_eq!(error.kind(), OAuthErrorKind::Authorization);
     }
 }
