@@ -33,8 +33,9 @@ pub(crate) use roots::native_roots;
 pub use server::ServerTlsConfig;
 
 /// The rustls error somewhere in `error`'s source chain. tokio-rustls reports a failed
-/// handshake as an `io::Error` wrapping the rustls error, and `io::Error::source` skips
-/// the wrapped error itself, so each `io::Error` is looked into as well.
+/// handshake as an `io::Error` wrapping the rustls error (and hyper-rustls wraps that in
+/// another), and `io::Error::source` skips the wrapped error itself, so the chain goes
+/// through each `io::Error`'s inner error instead.
 #[cfg(feature = "client")]
 pub(crate) fn find_rustls_error<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a rustls::Error> {
     let mut current = Some(error);
@@ -42,13 +43,11 @@ pub(crate) fn find_rustls_error<'a>(error: &'a (dyn StdError + 'static)) -> Opti
         if let Some(rustls) = error.downcast_ref::<rustls::Error>() {
             return Some(rustls);
         }
-        if let Some(io) = error.downcast_ref::<std::io::Error>()
-            && let Some(inner) = io.get_ref()
-            && let Some(rustls) = inner.downcast_ref::<rustls::Error>()
-        {
-            return Some(rustls);
-        }
-        current = error.source();
+        current = match error.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref) {
+            // hyper-rustls wraps tokio-rustls's `io::Error` in another one.
+            Some(inner) => Some(inner as &(dyn StdError + 'static)),
+            None => error.source(),
+        };
     }
     None
 }
