@@ -204,3 +204,39 @@ pub(crate) fn find_tls_failure<'a>(error: &'a (dyn std::error::Error + 'static))
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(url: &str) -> ClientError {
+        let roots = Roots::default();
+        match build(&url.parse().expect("test fixture"), &roots) {
+            Ok(_) => panic!("{url} should be refused"),
+            Err(e) => e,
+        }
+    }
+
+    fn kind(error: &ClientError) -> TransportErrorKind {
+        match error {
+            ClientError::Transport(t) => t.kind(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn other_schemes_are_refused() {
+        let error = refused("ftp://127.0.0.1/mcp");
+        assert_eq!(kind(&error), TransportErrorKind::UnsupportedScheme);
+        assert!(error.to_string().contains("http:// and https://"), "{error}");
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[test]
+    fn https_without_the_tls_feature_says_to_enable_it() {
+        let error = refused("https://127.0.0.1/mcp");
+        assert_eq!(kind(&error), TransportErrorKind::UnsupportedScheme);
+        let message = error.to_string();
+        assert!(message.contains("https://") && message.contains("`tls` feature"), "{message}");
+    }
+}
