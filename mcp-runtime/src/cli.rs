@@ -119,7 +119,9 @@ impl HttpArgs {
         args.tls = match (tls_cert, tls_key) {
             (None, None) => None,
             (Some(_), None) | (None, Some(_)) => {
-                return Err(UsageError("--tls-cert and --tls-key go together: --tls-cert FILE --tls-key FILE".to_owned()));
+                return Err(UsageError(
+                    "--tls-cert and --tls-key go together: --tls-cert FILE --tls-key FILE".to_owned(),
+                ));
             }
             (Some(_), Some(_)) if !cfg!(feature = "tls") => {
                 return Err(UsageError(

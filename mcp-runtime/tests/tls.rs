@@ -69,12 +69,13 @@ impl TestCa {
         let (chain, key) = self.server_pem(names, false);
         let chain = rustls_pki_types_chain(&chain);
         let key = mcp::tls::PrivateKeyDer::try_from(pem_key_der(&key)).expect("test fixture");
-        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .expect("test fixture")
-            .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .expect("test fixture");
+        let mut config =
+            rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .expect("test fixture")
+                .with_no_client_auth()
+                .with_single_cert(chain, key)
+                .expect("test fixture");
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         ServerTlsConfig::from_rustls(config)
     }
@@ -87,7 +88,10 @@ fn rustls_pki_types_chain(pem: &str) -> Vec<CertificateDer<'static>> {
 
 fn pem_key_der(pem: &str) -> Vec<u8> {
     use rustls::pki_types::pem::PemObject as _;
-    rustls::pki_types::PrivatePkcs8KeyDer::from_pem_slice(pem.as_bytes()).expect("test fixture").secret_pkcs8_der().to_vec()
+    rustls::pki_types::PrivatePkcs8KeyDer::from_pem_slice(pem.as_bytes())
+        .expect("test fixture")
+        .secret_pkcs8_der()
+        .to_vec()
 }
 
 /// Serves a server with the `echo` tool over TLS on 127.0.0.1; its MCP URL.
@@ -138,8 +142,7 @@ async fn a_ca_added_in_code_is_trusted_over_h2() {
 async fn a_ca_added_as_pem_is_trusted_over_http1() {
     let ca = TestCa::new("tls test CA");
     // Only http/1.1 offered: the client falls back to it.
-    let url =
-        serve(HttpConfig::default().tls(ca.server_tls_alpn(&["127.0.0.1", "localhost"], &[b"http/1.1"]))).await;
+    let url = serve(HttpConfig::default().tls(ca.server_tls_alpn(&["127.0.0.1", "localhost"], &[b"http/1.1"]))).await;
     let client =
         Client::builder().add_root_certificates_pem(ca.pem.as_bytes()).connect_http(&url).await.expect("connected");
     assert_eq!(echo_over(&client).await, "over TLS");

@@ -72,11 +72,8 @@ pub(crate) fn build(uri: &Uri, roots: &Roots) -> Result<Connector, ClientError> 
     let mut tcp = tcp();
     // The https connector hands https:// URIs to this one for the TCP connection.
     tcp.enforce_http(false);
-    let inner = HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_all_versions()
-        .wrap_connector(tcp);
+    let inner =
+        HttpsConnectorBuilder::new().with_tls_config(config).https_or_http().enable_all_versions().wrap_connector(tcp);
     Ok(TlsConnector { inner })
 }
 

@@ -153,7 +153,12 @@ impl std::fmt::Display for CertificateProblem {
 impl TransportError {
     /// A transport failure described by `message` alone.
     pub fn new(message: impl Into<String>) -> Self {
-        TransportError { kind: TransportErrorKind::Other, message: message.into(), source: None, source_in_message: false }
+        TransportError {
+            kind: TransportErrorKind::Other,
+            message: message.into(),
+            source: None,
+            source_in_message: false,
+        }
     }
 
     /// A transport failure caused by `source`.

@@ -24,10 +24,10 @@ mod roots;
 #[cfg(feature = "server")]
 mod server;
 
-#[cfg(any(feature = "client", feature = "oauth"))]
-pub(crate) use roots::{ExtraRoots, client_config};
 #[cfg(feature = "client")]
 pub(crate) use roots::native_roots;
+#[cfg(any(feature = "client", feature = "oauth"))]
+pub(crate) use roots::{ExtraRoots, client_config};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use server::ServerTlsConfig;

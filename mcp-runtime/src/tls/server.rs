@@ -113,7 +113,6 @@ fn certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, String> {
 /// The first private key of `pem`.
 fn private_key(pem: &[u8]) -> Result<PrivateKeyDer<'static>, String> {
     // The PEM parser's error is left out: some of its variants quote the input's text.
-    PrivateKeyDer::from_pem_slice(pem).map_err(|_| {
-        "no usable PRIVATE KEY in the PEM (PKCS#8, PKCS#1 \"RSA\" or SEC1 \"EC\")".to_owned()
-    })
+    PrivateKeyDer::from_pem_slice(pem)
+        .map_err(|_| "no usable PRIVATE KEY in the PEM (PKCS#8, PKCS#1 \"RSA\" or SEC1 \"EC\")".to_owned())
 }

@@ -66,8 +66,7 @@ pub struct HttpConfig {
 impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut f = f.debug_struct("HttpConfig");
-        f
-            .field("path", &self.path)
+        f.field("path", &self.path)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
             .field("max_sessions", &self.max_sessions)
