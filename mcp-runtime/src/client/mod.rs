@@ -28,6 +28,8 @@ mod http;
 mod in_process;
 mod link;
 mod negotiate;
+#[cfg(all(feature = "oauth", feature = "client"))]
+mod oauth;
 mod raw;
 mod session;
 #[cfg(feature = "http")]
