@@ -4,6 +4,7 @@
 //! NAME stdio              serve stdin/stdout (the default)
 //! NAME http HOST:PORT     serve Streamable HTTP at http://HOST:PORT/mcp
 //!      [--allow-host NAME]... [--public-unauthenticated]
+//!      [--tls-cert FILE --tls-key FILE]   serve https:// instead (the `tls` feature)
 //! NAME describe           print every tool, prompt and resource as Markdown
 //! ```
 //!
@@ -31,6 +32,7 @@
 //! ```
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -65,12 +67,15 @@ pub struct HttpArgs {
     pub allowed_hosts: Vec<String>,
     /// `--public-unauthenticated`: see [`HttpConfig::allow_public_unauthenticated`].
     pub public_unauthenticated: bool,
+    /// `--tls-cert FILE --tls-key FILE`: the PEM certificate chain and private key to
+    /// serve `https://` with (the `tls` feature); see `HttpConfig::tls`.
+    pub tls: Option<(PathBuf, PathBuf)>,
 }
 
 impl HttpArgs {
     /// `addr` with no options.
     pub fn new(addr: SocketAddr) -> Self {
-        HttpArgs { addr, allowed_hosts: Vec::new(), public_unauthenticated: false }
+        HttpArgs { addr, allowed_hosts: Vec::new(), public_unauthenticated: false, tls: None }
     }
 
     /// The transport's configuration these options ask for.
@@ -96,6 +101,7 @@ impl HttpArgs {
         })?;
         let mut args = HttpArgs::new(addr);
         let mut options = options.iter();
+        let (mut tls_cert, mut tls_key) = (None, None);
         while let Some(option) = options.next() {
             match *option {
                 "--allow-host" => match options.next() {
@@ -105,9 +111,25 @@ impl HttpArgs {
                     _ => return Err(UsageError("--allow-host needs a host name: --allow-host NAME".to_owned())),
                 },
                 "--public-unauthenticated" => args.public_unauthenticated = true,
+                "--tls-cert" => tls_cert = Some(file_value(options.next(), "--tls-cert")?),
+                "--tls-key" => tls_key = Some(file_value(options.next(), "--tls-key")?),
                 other => return Err(UsageError(format!("unknown http option {other:?}"))),
             }
         }
+        args.tls = match (tls_cert, tls_key) {
+            (None, None) => None,
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(UsageError(
+                    "--tls-cert and --tls-key go together: --tls-cert FILE --tls-key FILE".to_owned(),
+                ));
+            }
+            (Some(_), Some(_)) if !cfg!(feature = "tls") => {
+                return Err(UsageError(
+                    "--tls-cert needs the `tls` feature of mcp-runtime; this program was built without it".to_owned(),
+                ));
+            }
+            (Some(cert), Some(key)) => Some((cert, key)),
+        };
         if !addr.ip().to_canonical().is_loopback() && args.allowed_hosts.is_empty() && !args.public_unauthenticated {
             return Err(UsageError(format!(
                 "{addr} is not a loopback address: name the hosts clients use with --allow-host NAME, \
@@ -115,6 +137,14 @@ impl HttpArgs {
             )));
         }
         Ok(args)
+    }
+}
+
+/// The file name after `flag`.
+fn file_value(value: Option<&&str>, flag: &str) -> Result<PathBuf, UsageError> {
+    match value {
+        Some(file) if !file.is_empty() && !file.starts_with("--") => Ok(PathBuf::from(file)),
+        _ => Err(UsageError(format!("{flag} needs a file name: {flag} FILE"))),
     }
 }
 
@@ -146,7 +176,9 @@ pub fn usage(program: &str) -> String {
          \nhttp options (a non-loopback HOST such as 0.0.0.0 needs one of them):\
          \n  --allow-host NAME          accept requests whose Host/Origin names NAME (repeatable; replaces the\
          \n                             loopback names localhost, 127.0.0.1 and [::1])\
-         \n  --public-unauthenticated   serve a non-loopback address without allowed hosts or authentication\n"
+         \n  --public-unauthenticated   serve a non-loopback address without allowed hosts or authentication\
+         \n  --tls-cert FILE --tls-key FILE\
+         \n                             serve https:// with this PEM certificate chain and private key\n"
     )
 }
 
@@ -249,9 +281,17 @@ where
         Command::Http(args) => match tokio::net::TcpListener::bind(args.addr).await {
             Ok(listener) => {
                 let addr = args.addr;
-                tracing::info!(%addr, "serving Streamable HTTP at http://{addr}/mcp");
+                let config = match with_tls(args.apply(config), &args) {
+                    Ok(config) => config,
+                    Err(e) => {
+                        eprintln!("{program}: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                };
+                let scheme = if args.tls.is_some() { "https" } else { "http" };
+                tracing::info!(%addr, "serving Streamable HTTP at {scheme}://{addr}/mcp");
                 crate::serve::http(listener, server)
-                    .config(args.apply(config))
+                    .config(config)
                     .grace_period(SHUTDOWN_GRACE)
                     .with_graceful_shutdown(terminated())
                     .await
@@ -266,6 +306,22 @@ where
             ExitCode::FAILURE
         }
     }
+}
+
+/// `config` serving TLS with the files of `--tls-cert` and `--tls-key`, if given.
+#[cfg(feature = "tls")]
+fn with_tls(config: HttpConfig, args: &HttpArgs) -> std::io::Result<HttpConfig> {
+    match &args.tls {
+        Some((cert, key)) => Ok(config.tls(crate::tls::ServerTlsConfig::from_pem_files(cert, key)?)),
+        None => Ok(config),
+    }
+}
+
+/// Without `tls` the flags are refused when parsed.
+#[cfg(not(feature = "tls"))]
+#[allow(clippy::unnecessary_wraps)]
+fn with_tls(config: HttpConfig, _args: &HttpArgs) -> std::io::Result<HttpConfig> {
+    Ok(config)
 }
 
 /// Resolves on SIGTERM (or Ctrl-C): the signal to stop gracefully.
@@ -337,6 +393,26 @@ mod tests {
             "--allow-host needs a host name: --allow-host NAME"
         );
         assert_eq!(message(&["http", "127.0.0.1:80", "--verbose"]), "unknown http option \"--verbose\"");
+        let tls = |args: &[&str]| match Command::parse(args) {
+            Ok(Command::Http(args)) => Ok(args.tls),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(tls(&["http", "127.0.0.1:80"]), Ok(None));
+        assert_eq!(
+            tls(&["http", "127.0.0.1:80", "--tls-cert", "c.pem"]),
+            Err("--tls-cert and --tls-key go together: --tls-cert FILE --tls-key FILE".to_owned())
+        );
+        assert_eq!(
+            tls(&["http", "127.0.0.1:80", "--tls-key"]),
+            Err("--tls-key needs a file name: --tls-key FILE".to_owned())
+        );
+        let both = tls(&["http", "127.0.0.1:80", "--tls-cert", "c.pem", "--tls-key", "k.pem"]);
+        if cfg!(feature = "tls") {
+            assert_eq!(both, Ok(Some((PathBuf::from("c.pem"), PathBuf::from("k.pem")))));
+        } else {
+            assert!(both.is_err_and(|e| e.contains("`tls` feature")));
+        }
         // Loopback needs no option; options are accepted there too.
         assert!(Command::parse(["http", "127.0.0.1:80", "--allow-host", "localhost"]).is_ok());
     }

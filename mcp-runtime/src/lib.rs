@@ -15,17 +15,23 @@
 //! | 4 | [`sealing`], [`limits`], [`auth`] | layers that wrap a handler |
 //! | 3 | [`items`], [`resolve`] | the item router: `#[mcp::tool]` and friends, resolvers |
 //! | 2 | [`handler`] | the handler abstraction: [`handler::Handler`], [`RequestContext`] |
-//! | 1 | [`protocol`], [`wire`] | the wire model and [`Error`], the one JSON-RPC error type; framing, headers, SSE |
+//! | 1 | [`protocol`], [`wire`], `tls` | the wire model and [`Error`], the one JSON-RPC error type; framing, headers, SSE; rustls configuration (the `tls` feature) |
 //!
 //! Cargo features (all on by default): `server`, `client`, `stdio`, `http`, `macros` and
 //! `cli` ([`cli::run`]: the `stdio | http HOST:PORT | describe` command line).
 //! A stdio-only server builds with `default-features = false, features = ["server",
 //! "stdio", "macros"]` and pulls in no HTTP stack; a client with `["client", "http"]`
 //! builds without the server.
+//!
+//! Off by default: `tls` (HTTPS with rustls, for the client and the server, see
+//! `mcp::tls`) and `oauth` (`mcp::auth`'s OAuth token verifiers; it turns `tls` on).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod protocol;
+#[cfg(feature = "tls")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+pub mod tls;
 pub mod wire;
 
 #[cfg(feature = "server")]

@@ -4,23 +4,21 @@
 //! Mozilla roots of `webpki-roots`, plus any the builder adds for a private CA).
 
 use std::net::IpAddr;
-use std::sync::Arc;
 
 use http::Uri;
 use rustls::{ClientConfig, RootCertStore};
 use rustls_pki_types::CertificateDer;
-use rustls_pki_types::pem::PemObject as _;
 
 use super::oauth_error::{OAuthError, OAuthErrorKind};
+use crate::tls::ExtraRoots;
 
 /// What a builder collected about TLS: checked and turned into a [`ClientConfig`] at
 /// `build()`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TlsSettings {
     allow_insecure_http: bool,
-    extra_roots: Vec<CertificateDer<'static>>,
-    /// Why a PEM bundle given to the builder could not be read; reported by `build()`.
-    pem_error: Option<String>,
+    /// Roots added by the builder (and why a PEM given to it could not be read).
+    extra_roots: ExtraRoots,
 }
 
 impl TlsSettings {
@@ -29,28 +27,13 @@ impl TlsSettings {
     }
 
     pub(crate) fn add_root_certificate(&mut self, certificate: CertificateDer<'static>) {
-        self.extra_roots.push(certificate);
+        self.extra_roots.add_der(certificate);
     }
 
     /// Adds every `CERTIFICATE` block of `pem`; none, or an unreadable one, makes
     /// `build()` fail.
     pub(crate) fn add_root_certificates_pem(&mut self, pem: &[u8]) {
-        let mut found = 0;
-        for certificate in CertificateDer::pem_slice_iter(pem) {
-            match certificate {
-                Ok(certificate) => {
-                    self.extra_roots.push(certificate);
-                    found += 1;
-                }
-                Err(e) => {
-                    self.pem_error.get_or_insert_with(|| format!("a root certificate PEM cannot be read: {e}"));
-                    return;
-                }
-            }
-        }
-        if found == 0 {
-            self.pem_error.get_or_insert_with(|| "a root certificate PEM holds no CERTIFICATE".to_owned());
-        }
+        self.extra_roots.add_pem(pem);
     }
 
     pub(crate) fn insecure_http_allowed(&self) -> bool {
@@ -60,21 +43,10 @@ impl TlsSettings {
     /// The rustls client configuration: TLS 1.2 and 1.3 with the ring provider, the
     /// Mozilla roots and the added ones, no client certificate.
     pub(crate) fn client_config(&self) -> Result<ClientConfig, OAuthError> {
-        if let Some(error) = &self.pem_error {
-            return Err(OAuthError::new(OAuthErrorKind::Config, error.clone()));
-        }
         let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-        for (i, certificate) in self.extra_roots.iter().enumerate() {
-            roots.add(certificate.clone()).map_err(|e| {
-                OAuthError::new(OAuthErrorKind::Config, format!("added root certificate #{i} is unusable: {e}"))
-            })?;
-        }
-        let config = ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| OAuthError::new(OAuthErrorKind::Config, format!("TLS configuration: {e}")))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        Ok(config)
+        self.extra_roots.add_to(&mut roots).map_err(|why| OAuthError::new(OAuthErrorKind::Config, why))?;
+        crate::tls::client_config(roots)
+            .map_err(|e| OAuthError::new(OAuthErrorKind::Config, format!("TLS configuration: {e}")))
     }
 }
 

@@ -13,7 +13,6 @@ use bytes::Bytes;
 use http::{HeaderValue, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
@@ -26,7 +25,7 @@ use crate::protocol::{
 };
 use crate::wire::headers;
 
-type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
+type Hyper = HyperClient<super::connector::Connector, Full<Bytes>>;
 
 /// The largest response body or SSE event the client accepts.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
@@ -68,15 +67,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl HttpLink {
-    pub(crate) fn new(url: &str, bearer: Option<&str>, callbacks: Callbacks) -> Result<Self, ClientError> {
+    pub(crate) fn new(
+        url: &str,
+        bearer: Option<&str>,
+        callbacks: Callbacks,
+        roots: &super::connector::Roots,
+    ) -> Result<Self, ClientError> {
         let uri: Uri = url.parse().map_err(|e| ClientError::transport_source(format!("invalid URL {url:?}"), e))?;
-        if uri.scheme_str() != Some("http") {
-            return Err(ClientError::transport(format!(
-                "unsupported URL {url:?}: this client speaks plain http:// (put TLS in front with a proxy)"
-            )));
-        }
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
+        // http://, or https:// with the `tls` feature (h2 or http/1.1 by ALPN).
+        let connector = super::connector::build(&uri, roots)?;
         let client = HyperClient::builder(TokioExecutor::new()).build(connector);
         let bearer = match bearer {
             Some(token) => Some(
@@ -103,11 +102,15 @@ impl HttpLink {
     /// Authorize with `oauth` when the server asks (401, 403 `insufficient_scope`) and
     /// present its token on every request instead of the static bearer token.
     #[cfg(feature = "oauth")]
-    pub(crate) fn with_oauth(mut self, oauth: &super::oauth::OAuth) -> Self {
+    pub(crate) fn with_oauth(
+        mut self,
+        oauth: &super::oauth::OAuth,
+        roots: &super::connector::Roots,
+    ) -> Result<Self, ClientError> {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.oauth = Some(oauth.session(shared.uri.clone()));
+            shared.oauth = Some(oauth.session(shared.uri.clone(), roots)?);
         }
-        self
+        Ok(self)
     }
 }
 

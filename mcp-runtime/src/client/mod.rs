@@ -14,6 +14,8 @@
 
 mod callbacks;
 mod completion;
+#[cfg(feature = "http")]
+mod connector;
 #[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub mod driver;
@@ -35,7 +37,7 @@ mod session;
 mod sse;
 
 pub use callbacks::{Asker, CallbackFuture, ElicitationHandler, RootsHandler, SamplingHandler};
-pub use error::{ClientError, TransportError};
+pub use error::{CertificateProblem, ClientError, TransportError, TransportErrorKind};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use in_process::in_process;

@@ -58,6 +58,9 @@ pub struct ClientBuilder {
     bearer: Option<String>,
     #[cfg(feature = "oauth")]
     oauth: Option<super::oauth::OAuth>,
+    /// Root certificates trusted on top of the platform's (`tls`).
+    #[cfg(feature = "tls")]
+    roots: crate::tls::ExtraRoots,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -81,6 +84,8 @@ impl Default for ClientBuilder {
             bearer: None,
             #[cfg(feature = "oauth")]
             oauth: None,
+            #[cfg(feature = "tls")]
+            roots: crate::tls::ExtraRoots::default(),
         }
     }
 }
@@ -168,16 +173,62 @@ impl ClientBuilder {
         self
     }
 
+    /// Also trust `certificate` (DER) as a root when connecting over `https://`: a
+    /// private CA, without touching the environment. Added to the platform's roots (or
+    /// `SSL_CERT_FILE`'s), not instead of them. Needs the `tls` feature.
+    #[cfg(feature = "tls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+    pub fn add_root_certificate(mut self, certificate: crate::tls::CertificateDer<'static>) -> Self {
+        self.roots.add_der(certificate);
+        self
+    }
+
+    /// Also trust every `CERTIFICATE` in `pem` as a root, like
+    /// [`add_root_certificate`](Self::add_root_certificate). A PEM with no certificate,
+    /// or one that cannot be read, makes `connect_http` to an `https://` URL fail.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ca = std::fs::read("ca.pem")?;
+    /// let client = mcp::client::Client::builder()
+    ///     .add_root_certificates_pem(&ca)
+    ///     .connect_http("https://mcp.internal.example/mcp")
+    ///     .await?;
+    /// # drop(client);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "tls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+    pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Self {
+        self.roots.add_pem(pem);
+        self
+    }
+
     /// Connect to a Streamable HTTP endpoint (`http://host:port/mcp`). Needs the `http`
-    /// feature.
+    /// feature; `https://` URLs also need `tls`.
+    ///
+    /// Over `https://` the server's certificate must chain to one of the platform's
+    /// root certificates, or, when `SSL_CERT_FILE` (or `SSL_CERT_DIR`) is set, to one
+    /// of those instead (the convention of OpenSSL and curl), or to one added with
+    /// [`add_root_certificate`](Self::add_root_certificate); the roots are read when
+    /// this is called. HTTP/2 is used when the server offers it (ALPN), else
+    /// HTTP/1.1. A refused certificate is a [`ClientError::Transport`] whose
+    /// [`kind`](super::TransportError::kind) is
+    /// [`Certificate`](super::TransportErrorKind::Certificate) with the reason; the
+    /// message names the host.
     #[cfg(feature = "http")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
+        #[cfg(feature = "tls")]
+        let roots = &self.roots;
+        #[cfg(not(feature = "tls"))]
+        let roots = &();
         #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
-        let mut link = super::http::HttpLink::new(url, self.bearer.as_deref(), self.callbacks.clone())?;
+        let mut link = super::http::HttpLink::new(url, self.bearer.as_deref(), self.callbacks.clone(), roots)?;
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            link = link.with_oauth(oauth);
+            link = link.with_oauth(oauth, roots)?;
         }
         self.finish(Arc::new(link)).await
     }

@@ -100,7 +100,7 @@ fn root_certificates_are_added_as_der_or_pem() {
     assert!(der.client_config().is_ok());
     let mut pem = TlsSettings::default();
     pem.add_root_certificates_pem(pki.ca_pem.as_bytes());
-    assert_eq!(pem.extra_roots, std::slice::from_ref(&pki.ca_der));
+    assert_eq!(pem.extra_roots.certificates(), std::slice::from_ref(&pki.ca_der));
     assert!(pem.client_config().is_ok());
 }
 

@@ -2,9 +2,9 @@
 //! registration endpoints, over the hyper client, never following redirects, each with a
 //! timeout and a body bound; and which URLs may be used at all.
 //!
-//! The connector is [`Connector`]: plain http here. The `tls` feature's shared TLS module
-//! is meant to replace it with the rustls connector (one line: the type and
-//! [`connector`]); nothing else in the flow names the transport.
+//! The connector is the HTTP link's (`client::connector`: rustls for https, with the
+//! platform's roots or `SSL_CERT_FILE`'s plus the ones added to the client builder; TCP
+//! for loopback http); nothing else in the flow names the transport.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -13,19 +13,23 @@ use bytes::Bytes;
 use http::{HeaderMap, Request, StatusCode, Uri, header};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 use super::error::{OAuthError, OAuthErrorKind};
 
-/// The transport under the flow's requests (the seam for https).
-pub(crate) type Connector = HttpConnector;
+/// The transport under the flow's requests: the HTTP link's connector.
+pub(crate) type Connector = crate::client::connector::Connector;
 
-fn connector(timeout: Duration) -> Connector {
-    let mut http = HttpConnector::new();
-    http.set_nodelay(true);
-    http.set_connect_timeout(Some(timeout));
-    http
+/// The connector for https (and loopback http), trusting the platform's roots (or
+/// `SSL_CERT_FILE`'s) and `roots`. Without any root at all, https fetches would fail
+/// anyway: the flow then keeps plain http (loopback) and says why once.
+fn connector(roots: &crate::client::connector::Roots) -> Result<Connector, OAuthError> {
+    let https = Uri::from_static("https://authorization.server/");
+    let connector = crate::client::connector::build(&https, roots).or_else(|e| {
+        tracing::warn!(error = %e, "no trusted roots for https authorization servers; only loopback http will work");
+        crate::client::connector::build(&Uri::from_static("http://authorization.server/"), roots)
+    });
+    connector.map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "no connector for the flow", e))
 }
 
 /// The largest metadata document or endpoint answer read.
@@ -65,12 +69,16 @@ impl std::fmt::Debug for OAuthHttp {
 }
 
 impl OAuthHttp {
-    pub(crate) fn new(timeout: Duration, allow_insecure_http: bool) -> Self {
-        OAuthHttp {
-            client: HyperClient::builder(TokioExecutor::new()).build(connector(timeout)),
+    pub(crate) fn new(
+        timeout: Duration,
+        allow_insecure_http: bool,
+        roots: &crate::client::connector::Roots,
+    ) -> Result<Self, OAuthError> {
+        Ok(OAuthHttp {
+            client: HyperClient::builder(TokioExecutor::new()).build(connector(roots)?),
             timeout,
             allow_insecure_http,
-        }
+        })
     }
 
     /// Parses `url` (`what` names it in errors) and refuses what the flow must not use.

@@ -80,16 +80,20 @@ fn join(scopes: &[String]) -> Option<String> {
 }
 
 impl OAuthSession {
-    pub(crate) fn new(config: Arc<Config>, mcp: Uri) -> Self {
-        let http = OAuthHttp::new(config.timeout, config.allow_insecure_http);
-        OAuthSession {
+    pub(crate) fn new(
+        config: Arc<Config>,
+        mcp: Uri,
+        roots: &crate::client::connector::Roots,
+    ) -> Result<Self, OAuthError> {
+        let http = OAuthHttp::new(config.timeout, config.allow_insecure_http, roots)?;
+        Ok(OAuthSession {
             config,
             http,
             hook: Arc::new(BearerHook),
             mcp,
             state: tokio::sync::Mutex::default(),
             current: Mutex::default(),
-        }
+        })
     }
 
     /// The token to present now, if any.

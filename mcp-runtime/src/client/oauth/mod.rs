@@ -75,14 +75,20 @@
 //!   about each refusal first, so an authorization server's 400 `use_dpop_nonce` or a
 //!   resource server's 401 `DPoP error="use_dpop_nonce"` (both with `DPoP-Nonce`) is
 //!   retried once with the nonce, without re-authorizing.
-//! - **Transport.** The flow's requests go through one fetcher whose connector is plain
-//!   http today; the https connector replaces it in one place.
+//! - **Transport.** The flow's requests go through one fetcher using the HTTP link's
+//!   connector (rustls for https with the client builder's added roots, TCP for loopback
+//!   http).
 
+// The extension flows' building blocks (DPoP proofs, `private_key_jwt` assertions, the
+// client credentials, jwt-bearer and token exchange bodies), not yet wired in.
+mod assertion;
 mod challenge;
 mod discovery;
+mod dpop;
 mod error;
 mod fetch;
 mod flow;
+mod grants;
 mod hook;
 mod pkce;
 mod redirect;
@@ -139,8 +145,12 @@ impl OAuth {
         OAuthBuilder::default()
     }
 
-    pub(crate) fn session(&self, mcp: http::Uri) -> OAuthSession {
-        OAuthSession::new(Arc::clone(&self.config), mcp)
+    pub(crate) fn session(
+        &self,
+        mcp: http::Uri,
+        roots: &crate::client::connector::Roots,
+    ) -> Result<OAuthSession, OAuthError> {
+        OAuthSession::new(Arc::clone(&self.config), mcp, roots)
     }
 }
 

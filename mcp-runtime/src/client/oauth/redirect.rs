@@ -271,13 +271,18 @@ async fn serve_one(stream: tokio::net::TcpStream) -> Option<CallbackParams> {
 #[derive(Debug, Clone)]
 pub struct HeadlessRedirect {
     redirect_uri: String,
-    http: OAuthHttp,
+    /// The fetcher, or why there is none (reported by `authorize`).
+    http: Result<OAuthHttp, OAuthError>,
 }
 
 impl HeadlessRedirect {
     /// Registers `redirect_uri` (nothing listens there; it is read from `Location`).
     pub fn new(redirect_uri: impl Into<String>) -> Self {
-        HeadlessRedirect { redirect_uri: redirect_uri.into(), http: OAuthHttp::new(Duration::from_secs(30), false) }
+        let roots = crate::client::connector::Roots::default();
+        HeadlessRedirect {
+            redirect_uri: redirect_uri.into(),
+            http: OAuthHttp::new(Duration::from_secs(30), false, &roots),
+        }
     }
 }
 
@@ -289,6 +294,7 @@ impl AuthorizationHandler for HeadlessRedirect {
     fn authorize(&self, url: String) -> CallbackFuture<Result<CallbackParams, OAuthError>> {
         let http = self.http.clone();
         Box::pin(async move {
+            let http = http?;
             let uri = http.parse_url(&url, "the authorization URL")?;
             let answer = http.get(&uri, "text/html").await?;
             let location = answer
@@ -321,7 +327,8 @@ mod tests {
         let callback = redirect.redirect_uri();
         assert!(callback.starts_with("http://127.0.0.1:") && callback.ends_with("/callback"), "{callback}");
         let waiting = tokio::spawn(redirect.authorize("https://as.example/authorize?x=1".into()));
-        let http = OAuthHttp::new(Duration::from_secs(5), false);
+        let roots = crate::client::connector::Roots::default();
+        let http = OAuthHttp::new(Duration::from_secs(5), false, &roots).expect("a fetcher");
         let other = callback.replace("/callback", "/favicon.ico").parse().expect("test URL");
         let miss = http.get(&other, "*/*").await.expect("the listener answers");
         assert_eq!(miss.status, StatusCode::NOT_FOUND);

@@ -12,6 +12,9 @@ const DEFAULT_MAX_STREAMS: usize = 512;
 const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 32;
 /// Default [`HttpConfig::max_stream_lifetime`]: 30 minutes.
 const DEFAULT_MAX_STREAM_LIFETIME: Duration = Duration::from_secs(30 * 60);
+/// Default [`HttpConfig::tls_handshake_timeout`].
+#[cfg(feature = "tls")]
+const DEFAULT_TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default [`HttpConfig::max_get_streams_per_session`].
 const DEFAULT_MAX_GET_STREAMS_PER_SESSION: usize = 2;
 
@@ -53,12 +56,17 @@ pub struct HttpConfig {
     // Auth: the protected resource this endpoint is.
     pub(crate) resource: Option<String>,
     pub(crate) protected_resource: Option<Arc<super::ProtectedResourceMetadata>>,
+    // TLS terminated in the process (`tls`).
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<crate::tls::ServerTlsConfig>,
+    #[cfg(feature = "tls")]
+    pub(crate) tls_handshake_timeout: Duration,
 }
 
 impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpConfig")
-            .field("path", &self.path)
+        let mut f = f.debug_struct("HttpConfig");
+        f.field("path", &self.path)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
             .field("max_sessions", &self.max_sessions)
@@ -76,8 +84,10 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_stream_lifetime", &self.max_stream_lifetime)
             .field("max_get_streams_per_session", &self.max_get_streams_per_session)
             .field("resource", &self.resource)
-            .field("protected_resource", &self.protected_resource)
-            .finish()
+            .field("protected_resource", &self.protected_resource);
+        #[cfg(feature = "tls")]
+        f.field("tls", &self.tls).field("tls_handshake_timeout", &self.tls_handshake_timeout);
+        f.finish()
     }
 }
 
@@ -109,6 +119,10 @@ impl Default for HttpConfig {
             max_get_streams_per_session: DEFAULT_MAX_GET_STREAMS_PER_SESSION,
             resource: None,
             protected_resource: None,
+            #[cfg(feature = "tls")]
+            tls: None,
+            #[cfg(feature = "tls")]
+            tls_handshake_timeout: DEFAULT_TLS_HANDSHAKE_TIMEOUT,
         }
     }
 }
@@ -391,6 +405,46 @@ impl HttpConfig {
     pub fn protected_resource(mut self, metadata: super::ProtectedResourceMetadata) -> Self {
         self.resource = Some(metadata.resource().to_owned());
         self.protected_resource = Some(Arc::new(metadata));
+        self
+    }
+
+    /// Terminate TLS in the process: [`serve::http`](fn@crate::serve::http) serves
+    /// `https://` with this certificate, HTTP/2 or HTTP/1.1 as each client's ALPN
+    /// chooses. The limits are the same as without TLS (the connection cap, the
+    /// header-read and body-read timeouts), plus
+    /// [`tls_handshake_timeout`](Self::tls_handshake_timeout). An HTTP/2 request's
+    /// `:authority` is checked against [`allowed_hosts`](Self::allowed_hosts) as
+    /// `Host` is. A [`McpHttpService`](super::McpHttpService) mounted in another server
+    /// ignores this: TLS is that server's job. Needs the `tls` feature.
+    ///
+    /// ```no_run
+    /// use mcp::serve::http::HttpConfig;
+    /// use mcp::tls::ServerTlsConfig;
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     let tls = ServerTlsConfig::from_pem_files("cert.pem", "key.pem")?;
+    ///     let server = mcp::Server::builder("hello", "1.0.0").build();
+    ///     let listener = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    ///     mcp::serve::http(listener, server).config(HttpConfig::default().tls(tls)).await
+    /// }
+    /// ```
+    #[cfg(feature = "tls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+    #[must_use]
+    pub fn tls(mut self, tls: crate::tls::ServerTlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
+    /// How long a client may take to finish the TLS handshake after connecting
+    /// (default 10 s); a slower one is dropped, freeing its connection slot. Needs the
+    /// `tls` feature.
+    #[cfg(feature = "tls")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
+    #[must_use]
+    pub fn tls_handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.tls_handshake_timeout = timeout;
         self
     }
 }

@@ -1,6 +1,7 @@
 //! [`Serve`]: the accept loop, one hyper connection per client, and graceful shutdown.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
@@ -84,12 +85,18 @@ where
         let exposed = exposed.and_then(|()| super::check_config(&self.config));
         let mut http1 = hyper::server::conn::http1::Builder::new();
         http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(self.config.header_read_timeout);
+        #[cfg(feature = "tls")]
+        let tls = self.config.tls.as_ref().map(|tls| TlsServing::new(tls, &self.config));
         let slots = ConnectionSlots::new(self.config.max_connections);
         let service = exposed.map(|()| McpHttpService::new(self.server, self.config));
         let (listener, shutdown, grace) = (self.listener, self.shutdown, self.grace);
         Box::pin(async move {
             let service = service?;
-            run(listener, Connections { service, http1, slots }, shutdown, grace).await
+            #[cfg(feature = "tls")]
+            let connections = Connections { service, http1, slots, tls };
+            #[cfg(not(feature = "tls"))]
+            let connections = Connections { service, http1, slots };
+            run(listener, connections, shutdown, grace).await
         })
     }
 }
@@ -100,6 +107,118 @@ struct Connections {
     /// hyper's HTTP/1 settings, with its timer on (the header-read timeout needs it).
     http1: hyper::server::conn::http1::Builder,
     slots: ConnectionSlots,
+    /// TLS in front of HTTP, when configured.
+    #[cfg(feature = "tls")]
+    tls: Option<TlsServing>,
+}
+
+/// The TLS side of each connection: the handshake (within its timeout), then HTTP/2 or
+/// HTTP/1.1 as ALPN chose.
+#[cfg(feature = "tls")]
+#[derive(Clone)]
+struct TlsServing {
+    acceptor: tokio_rustls::TlsAcceptor,
+    handshake_timeout: Duration,
+    http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
+}
+
+#[cfg(feature = "tls")]
+impl TlsServing {
+    fn new(tls: &crate::tls::ServerTlsConfig, config: &HttpConfig) -> Self {
+        let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+        // HTTP/2 has no header-read timeout; pings at the same interval find peers that
+        // went away, and close their connection (and slot).
+        http2
+            .timer(hyper_util::rt::TokioTimer::new())
+            .keep_alive_interval(config.header_read_timeout)
+            .keep_alive_timeout(config.header_read_timeout);
+        TlsServing { acceptor: tls.acceptor(), handshake_timeout: config.tls_handshake_timeout, http2 }
+    }
+}
+
+/// The MCP service for one connection's requests: it records the peer's address (for
+/// the per-client cap on long-lived streams) and, for HTTP/2, turns `:authority` into
+/// `Host` (RFC 9113 section 8.3.1) so that the host check sees it.
+#[derive(Clone)]
+struct PeerService {
+    service: McpHttpService,
+    peer: SocketAddr,
+    authority_as_host: bool,
+}
+
+impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for PeerService {
+    type Response = <McpHttpService as tower_service::Service<hyper::Request<hyper::body::Incoming>>>::Response;
+    type Error = std::convert::Infallible;
+    type Future = <McpHttpService as tower_service::Service<hyper::Request<hyper::body::Incoming>>>::Future;
+
+    fn call(&self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+        request.extensions_mut().insert(self.peer);
+        if self.authority_as_host
+            && !request.headers().contains_key(http::header::HOST)
+            && let Some(authority) = request.uri().authority()
+            && let Ok(host) = http::HeaderValue::from_str(authority.as_str())
+        {
+            request.headers_mut().insert(http::header::HOST, host);
+        }
+        let mut service = self.service.clone();
+        tower_service::Service::call(&mut service, request)
+    }
+}
+
+/// Serve one connection until it ends, or until `stop` says to shut down: then shut it
+/// down gracefully (finishing the requests it is serving) and wait for that.
+macro_rules! drive {
+    ($connection:expr, $stop:expr, $peer:expr) => {{
+        let mut stop = $stop;
+        let connection = $connection;
+        tokio::pin!(connection);
+        let finished = tokio::select! {
+            ended = connection.as_mut() => Some(ended),
+            stopping = stop.wait_for(|stop| *stop) => stopping.map(|_| None).unwrap_or(None),
+        };
+        let ended = match finished {
+            Some(ended) => ended,
+            None => {
+                connection.as_mut().graceful_shutdown();
+                connection.await
+            }
+        };
+        if let Err(e) = ended {
+            tracing::debug!(peer = %$peer, error = %e, "HTTP connection ended with an error");
+        }
+    }};
+}
+
+/// A TLS connection: the handshake within its timeout (a client that stalls is
+/// dropped), then HTTP/2 if ALPN chose `h2`, else HTTP/1.1.
+#[cfg(feature = "tls")]
+async fn serve_tls(
+    stream: tokio::net::TcpStream,
+    mut service: PeerService,
+    http1: &hyper::server::conn::http1::Builder,
+    tls: &TlsServing,
+    stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let peer = service.peer;
+    let stream = match tokio::time::timeout(tls.handshake_timeout, tls.acceptor.accept(stream)).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(e)) => {
+            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+            return;
+        }
+        Err(_) => {
+            tracing::debug!(%peer, timeout = ?tls.handshake_timeout, "TLS handshake not finished in time");
+            return;
+        }
+    };
+    let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+    let io = hyper_util::rt::TokioIo::new(stream);
+    if h2 {
+        service.authority_as_host = true;
+        drive!(tls.http2.serve_connection(io, service), stop, peer);
+    } else {
+        drive!(http1.serve_connection(io, service), stop, peer);
+    }
 }
 
 /// Accept connections and serve them until `shutdown`, then drain within `grace`.
@@ -135,34 +254,19 @@ async fn run(
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
-        let service = serving.service.clone();
+        let service = PeerService { service: serving.service.clone(), peer, authority_as_host: false };
         let http1 = serving.http1.clone();
-        let mut stop = stop_rx.clone();
+        #[cfg(feature = "tls")]
+        let tls = serving.tls.clone();
+        let stop = stop_rx.clone();
         connections.spawn(async move {
             let _slot = slot;
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let hyper_service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
-                // The peer's address, for the per-client cap on long-lived streams.
-                request.extensions_mut().insert(peer);
-                let mut service = service.clone();
-                tower_service::Service::call(&mut service, request)
-            });
-            let connection = http1.serve_connection(io, hyper_service);
-            tokio::pin!(connection);
-            let finished = tokio::select! {
-                ended = connection.as_mut() => Some(ended),
-                stopping = stop.wait_for(|stop| *stop) => stopping.map(|_| None).unwrap_or(None),
-            };
-            let ended = match finished {
-                Some(ended) => ended,
-                None => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
-                }
-            };
-            if let Err(e) = ended {
-                tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
+            #[cfg(feature = "tls")]
+            if let Some(tls) = tls {
+                serve_tls(stream, service, &http1, &tls, stop).await;
+                return;
             }
+            drive!(http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service), stop, peer);
         });
     }
     drop(listener);
