@@ -194,6 +194,7 @@ impl TransportError {
     }
 
     /// A transport failure of `kind`, described by `message`.
+    #[cfg(feature = "http")]
     pub(crate) fn of_kind(kind: TransportErrorKind, message: impl Into<String>) -> Self {
         TransportError { kind, ..TransportError::new(message) }
     }
@@ -245,6 +246,7 @@ impl ClientError {
     }
 
     /// A transport failure of `kind`, described by `message`.
+    #[cfg(feature = "http")]
     pub(crate) fn transport_kind(kind: TransportErrorKind, message: impl Into<String>) -> Self {
         ClientError::Transport(TransportError::of_kind(kind, message))
     }
