@@ -19,14 +19,14 @@ use std::error::Error as StdError;
 pub use rustls;
 pub use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
-#[cfg(any(feature = "client", feature = "oauth"))]
+#[cfg(any(feature = "client", all(feature = "oauth", feature = "server")))]
 mod roots;
 #[cfg(feature = "server")]
 mod server;
 
 #[cfg(feature = "client")]
 pub(crate) use roots::native_roots;
-#[cfg(any(feature = "client", feature = "oauth"))]
+#[cfg(any(feature = "client", all(feature = "oauth", feature = "server")))]
 pub(crate) use roots::{ExtraRoots, client_config};
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
