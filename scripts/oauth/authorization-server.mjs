@@ -10,12 +10,18 @@
 //                      forges tokens with it); a new key with a new kid on every start
 //   AS_OPAQUE_ORIGIN   optional; an origin (http://127.0.0.1:P) whose resources get opaque
 //                      access tokens
+//   AS_DEFAULT_USER    optional; the user logged in when an authorization request names
+//                      none in login_hint (a client such as the demo, whose URL is "opened"
+//                      by following redirects); unset, such a request fails
 //
 // Clients:
 //   ops-a, ops-b  confidential, client_credentials (client_secret_basic, secret "<id>-secret")
 //   cli           public, authorization code + PKCE S256, redirect http://127.0.0.1/callback
 //   mcp-server    confidential (client_secret_basic, secret "mcp-server-secret"), no grants:
 //                 the resource server on AS_OPAQUE_ORIGIN introspecting tokens meant for it
+//   demo          public native client, authorization code + PKCE + refresh, redirect
+//                 http://127.0.0.1/callback on any port (RFC 8252 §7.3 loopback)
+//   and any client registered dynamically at POST /reg (RFC 7591, open registration)
 // Users: any login_hint (alice, bob) is logged in and consents to what is asked, headlessly,
 // by the interaction handler below (GET /interaction/:uid).
 
@@ -57,6 +63,14 @@ const provider = new Provider(issuer, {
       response_types: ['code'],
       redirect_uris: ['http://127.0.0.1/callback'],
     },
+    {
+      client_id: 'demo',
+      application_type: 'native',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: ['http://127.0.0.1/callback'],
+    },
     { client_id: INTROSPECTOR, client_secret: `${INTROSPECTOR}-secret`, grant_types: [], response_types: [], redirect_uris: [] },
   ],
   async findAccount(_ctx, sub) {
@@ -66,6 +80,8 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    // Dynamic client registration (RFC 7591), open: the MCP client registers itself.
+    registration: { enabled: true },
     introspection: {
       enabled: true,
       // A client learns about its own tokens; the resource server about the tokens meant for
@@ -99,8 +115,8 @@ async function interaction(req, res) {
   const details = await provider.interactionDetails(req, res);
   const { prompt, params, session } = details;
   if (prompt.name === 'login') {
-    const accountId = params.login_hint;
-    if (!accountId) throw new Error('the test names its user in login_hint');
+    const accountId = params.login_hint ?? process.env.AS_DEFAULT_USER;
+    if (!accountId) throw new Error('the test names its user in login_hint (or AS_DEFAULT_USER)');
     await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
     return;
   }

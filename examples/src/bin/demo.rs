@@ -8,9 +8,19 @@
 //! call in a 2025-11-25 session, where the questions arrive as server-to-client requests.
 //!
 //! `demo --url http://127.0.0.1:8080/mcp [--tool NAME] [--args JSON]` talks to any server.
+//!
+//! With `--url`, a server that answers 401 gets OAuth 2.1 (the MCP authorization spec):
+//! the demo finds its authorization server, registers itself dynamically (RFC 7591)
+//! unless `--client-id ID` names a public client registered beforehand, prints
+//! `open this URL to authorize: …` and waits on `http://127.0.0.1:<port>/callback` for
+//! the redirect (it never starts a browser). `--token-store FILE` keeps the registration
+//! and the tokens in FILE (0600), so the next run needs no new authorization; without it
+//! they live in memory for this run (both of its sessions). Servers that answer without
+//! a 401 see no difference.
 
 use std::io::{IsTerminal, Write};
 
+use mcp::client::oauth::{ClientCredentials, FileTokenStore, LoopbackRedirect, OAuth};
 use mcp::client::{Asker, CallOptions, Client, ClientError, Mode};
 use mcp::protocol::{
     ContentBlock, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationSchema, InputRequest,
@@ -29,11 +39,32 @@ struct Args {
     target: Target,
     tool: String,
     arguments: Value,
+    /// A public client registered beforehand at the authorization server.
+    client_id: Option<String>,
+    /// Where the registration and the tokens are kept between runs.
+    token_store: Option<std::path::PathBuf>,
 }
 
+const USAGE: &str = "usage: demo [--url URL] [--tool NAME] [--args JSON] [--client-id ID] [--token-store FILE]
+
+  --url URL           an MCP server over HTTP(S) instead of the provisioner in process;
+                      a 401 starts OAuth: the demo prints the URL to open and waits on
+                      http://127.0.0.1:<port>/callback for the redirect
+  --tool NAME         the tool to call (default provision_cluster)
+  --args JSON         its arguments (default {\"name\":\"analytics\"})
+  --client-id ID      a public client registered at the authorization server, with a
+                      loopback redirect (default: dynamic registration)
+  --token-store FILE  keep the registration and tokens in FILE (0600) for the next run
+                      (default: memory, this run only)";
+
 fn parse_args() -> Result<Args, String> {
-    let mut args =
-        Args { target: Target::InProcess, tool: "provision_cluster".into(), arguments: json!({"name": "analytics"}) };
+    let mut args = Args {
+        target: Target::InProcess,
+        tool: "provision_cluster".into(),
+        arguments: json!({"name": "analytics"}),
+        client_id: None,
+        token_store: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -41,7 +72,9 @@ fn parse_args() -> Result<Args, String> {
             "--url" => args.target = Target::Url(value()?),
             "--tool" => args.tool = value()?,
             "--args" => args.arguments = serde_json::from_str(&value()?).map_err(|e| format!("--args: {e}"))?,
-            "-h" | "--help" => return Err("usage: demo [--url URL] [--tool NAME] [--args JSON]".into()),
+            "--client-id" => args.client_id = Some(value()?),
+            "--token-store" => args.token_store = Some(value()?.into()),
+            "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}; try --help")),
         }
     }
@@ -187,10 +220,38 @@ async fn walk_through(client: &Client, tool: &str, arguments: &Value) -> Result<
     Err(ClientError::Protocol("unreachable".into()))
 }
 
-async fn run(args: Args) -> Result<(), ClientError> {
+/// The OAuth configuration for `--url`: a loopback redirect that prints the URL, the
+/// `--client-id` or dynamic registration, the `--token-store` or memory. Both sessions
+/// share it, so the second one reuses the first one's token.
+async fn oauth(args: &Args) -> Result<OAuth, Box<dyn std::error::Error>> {
+    let redirect = LoopbackRedirect::bind_with(|url: &str| {
+        println!("== the server requires authorization; open this URL to authorize:\n   {url}");
+        println!("   (waiting for the redirect to http://127.0.0.1:<port>/callback)");
+        let _ = std::io::stdout().flush();
+    })
+    .await?;
+    let mut builder = OAuth::builder().authorization_handler(redirect).client_name("mcp demo");
+    if let Some(id) = &args.client_id {
+        builder = builder.client_credentials(ClientCredentials::public(id.clone()));
+    }
+    if let Some(path) = &args.token_store {
+        builder = builder.token_store(FileTokenStore::new(path.clone()));
+    }
+    Ok(builder.build()?)
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let server = mcp_examples::provisioner::server();
+    let oauth = match &args.target {
+        Target::InProcess => None,
+        Target::Url(_) => Some(oauth(&args).await?),
+    };
     let builder = || {
-        Client::builder().client_info("demo", env!("CARGO_PKG_VERSION")).elicitation(
+        let builder = match &oauth {
+            Some(oauth) => Client::builder().oauth(oauth.clone()),
+            None => Client::builder(),
+        };
+        builder.client_info("demo", env!("CARGO_PKG_VERSION")).elicitation(
             |asker: Asker, params| async move {
                 let _ = asker;
                 match answer(InputRequest::Elicit(params)).await {
