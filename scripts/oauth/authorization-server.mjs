@@ -52,6 +52,9 @@ const onOpaqueOrigin = (resource) => Boolean(opaqueOrigin) && URL.canParse(resou
 
 const provider = new Provider(issuer, {
   jwks: { keys: [jwk] },
+  // The resource scopes are listed too, so that a dynamically registered client may name
+  // them in its registration's `scope`.
+  scopes: ['openid', 'offline_access', ...RESOURCE_SCOPES.split(' ')],
   cookies: { keys: [randomUUID()] },
   clients: [
     { client_id: 'ops-a', client_secret: 'ops-a-secret', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
