@@ -3,8 +3,9 @@
 # server (node-oidc-provider, scripts/oauth/authorization-server.mjs), driven by
 # scripts/oauth/e2e.mjs: valid tokens (client credentials, authorization code + PKCE),
 # no token, expired / wrong audience / wrong issuer / bad signature / alg none, missing
-# scope (403), JWKS rotation, and requestState bound to its user; and a second provisioner
-# that takes opaque tokens and checks them by token introspection (RFC 7662).
+# scope (403), JWKS rotation, requestState bound to its user, the demo client authorizing
+# itself (dynamic registration, loopback redirect, a token store); and a second
+# provisioner that takes opaque tokens and checks them by token introspection (RFC 7662).
 # Installs the pinned npm packages with `npm ci` into scripts/oauth/node_modules; uses the
 # Node 22 of scripts/conformance.sh when present, else the node on PATH (20.19 or later).
 # Prints PASS/FAIL per case; exits non-zero on any failure.
@@ -27,7 +28,7 @@ if ! cmp -s "$dir/package-lock.json" "$stamp" 2>/dev/null; then
   cp "$dir/package-lock.json" "$stamp"
 fi
 
-cargo build -q -p mcp-examples --bin provisioner
+cargo build -q -p mcp-examples --bin provisioner --bin demo
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 wait_port() {
   for _ in $(seq 1 100); do
@@ -55,7 +56,10 @@ mcp_port=$(free_port)
 opaque_port=$(free_port)
 export AS_PORT=$as_port AS_KEY_FILE="$work/signing-key.json" AS_PID_FILE="$as_pid_file"
 export AS_LOG="$target/oauth-as.log" AS_ISSUER="http://127.0.0.1:$as_port"
-export MCP_URL="http://127.0.0.1:$mcp_port/mcp"
+export MCP_URL="http://127.0.0.1:$mcp_port/mcp" DEMO_BIN="$target/debug/demo"
+# The demo's authorization URL is opened by following redirects: no login_hint, so the
+# AS logs this user in.
+export AS_DEFAULT_USER=alice
 # Resources on this origin get opaque tokens, which the second provisioner introspects.
 export AS_OPAQUE_ORIGIN="http://127.0.0.1:$opaque_port" MCP_OPAQUE_URL="http://127.0.0.1:$opaque_port/mcp"
 : >"$AS_LOG"

@@ -3,12 +3,14 @@
 // (authorization-server.mjs), and tokens forged with its real signing key.
 //
 // Environment: MCP_URL (http://127.0.0.1:P/mcp), MCP_OPAQUE_URL (the provisioner that
-// introspects opaque tokens), AS_ISSUER, AS_KEY_FILE, AS_PID_FILE, AS_PORT, AS_LOG (the
+// introspects opaque tokens), DEMO_BIN (the demo client, run against MCP_URL), AS_ISSUER, AS_KEY_FILE, AS_PID_FILE, AS_PORT, AS_LOG (the
 // script restarts the AS with a new key for the rotation case).
 // Prints one PASS/FAIL line per case; exits 1 if any failed.
 
-import { readFileSync, writeFileSync, openSync } from 'node:fs';
+import { readFileSync, writeFileSync, openSync, mkdtempSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, importJWK, decodeJwt } from 'jose';
 
@@ -76,7 +78,6 @@ async function authorizationCode(user, scope = 'db:read db:write') {
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(16).toString('base64url');
   const redirect = 'http://127.0.0.1/callback';
-  const cookies = new Map();
   let url = `${ISSUER}/auth?${new URLSearchParams({
     client_id: 'cli',
     response_type: 'code',
@@ -89,29 +90,39 @@ async function authorizationCode(user, scope = 'db:read db:write') {
     login_hint: user,
     prompt: 'consent',
   })}`;
+  url = await browse(url, (at) => at.startsWith(redirect));
+  const params = new URL(url).searchParams;
+  expect(params.get('state') === state, 'state does not round-trip');
+  expect(params.get('iss') === ISSUER, `iss ${params.get('iss')} is not the issuer (RFC 9207)`);
+  const code = params.get('code');
+  expect(code, `no code: ${params.get('error')} ${params.get('error_description')}`);
+  const res = await fetch(`${ISSUER}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: 'cli',
+      code,
+      redirect_uri: redirect,
+      code_verifier: verifier,
+      resource: RESOURCE,
+    }),
+  });
+  const body = await res.json();
+  expect(res.ok && body.access_token, `code exchange failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/**
+ * What a browser does with an authorization URL, headlessly: follows the redirects (login
+ * and consent by the AS's interaction handler), keeping cookies, until `stop(url)` or a
+ * page that is no redirect (whose URL is returned, after it was fetched).
+ */
+async function browse(start, stop = () => false) {
+  const cookies = new Map();
+  let url = start;
   for (let hop = 0; hop < 10; hop += 1) {
-    if (url.startsWith(redirect)) {
-      const params = new URL(url).searchParams;
-      expect(params.get('state') === state, 'state does not round-trip');
-      expect(params.get('iss') === ISSUER, `iss ${params.get('iss')} is not the issuer (RFC 9207)`);
-      const code = params.get('code');
-      expect(code, `no code: ${params.get('error')} ${params.get('error_description')}`);
-      const res = await fetch(`${ISSUER}/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          client_id: 'cli',
-          code,
-          redirect_uri: redirect,
-          code_verifier: verifier,
-          resource: RESOURCE,
-        }),
-      });
-      const body = await res.json();
-      expect(res.ok && body.access_token, `code exchange failed: ${res.status} ${JSON.stringify(body)}`);
-      return body.access_token;
-    }
+    if (stop(url)) return url;
     const res = await fetch(url, {
       redirect: 'manual',
       headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
@@ -124,7 +135,12 @@ async function authorizationCode(user, scope = 'db:read db:write') {
       else cookies.set(name, value);
     }
     const location = res.headers.get('location');
-    expect(res.status >= 300 && res.status < 400 && location, `login flow stopped at ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    if (res.status < 300 || res.status >= 400) {
+      const page = await res.text();
+      expect(res.ok, `login flow stopped at ${res.status}: ${page.slice(0, 200)}`);
+      return url;
+    }
+    expect(location, `login flow stopped at ${res.status} without a location`);
     url = new URL(location, url).toString();
   }
   throw new Error('too many redirects in the login flow');
@@ -346,6 +362,84 @@ await check('requestState minted for alice, retried by bob: -32602', async () =>
   const own = expectOk(await callTool(tokens.alice, 'provision', { name: 'orders' }, retry), "alice's retry");
   expect(textOf(own) === "Provisioned 'orders' in eu-west-1.", `alice's retry: ${JSON.stringify(own)}`);
   return `bob: HTTP ${stolen.status} ${stolen.message.error.code} ${JSON.stringify(stolen.message.error.message)}; alice: "${textOf(own)}"`;
+});
+
+// --- the demo client, authorizing itself (dynamic registration, loopback redirect) -------
+
+/**
+ * Runs `demo --url MCP_URL --token-store store` (stdin not a terminal: it answers with
+ * defaults). When it prints an authorization URL, `open(url)` is called. Resolves with
+ * its exit code, its output and the URLs it printed.
+ */
+function runDemo(store, open) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(env('DEMO_BIN'), ['--url', MCP_URL, '--token-store', store], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, RUST_LOG: 'warn' },
+    });
+    let stdout = '';
+    let stderr = '';
+    const urls = [];
+    const opening = [];
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      for (const [, url] of stdout.matchAll(/^ {3}(http:\/\/\S+\/auth\?\S+)$/gm)) {
+        if (urls.includes(url)) continue;
+        urls.push(url);
+        const opened = open(url);
+        opened.catch(() => {}); // reported when the demo has exited
+        opening.push(opened);
+      }
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', async (code, signal) => {
+      clearTimeout(timer);
+      try {
+        await Promise.all(opening);
+        resolve({ code, signal, stdout, stderr, urls });
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+await check('demo --url: authorizes (registration, loopback redirect), then reuses its token store', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'oauth-e2e-demo-'));
+  try {
+    const store = join(dir, 'tokens.json');
+    const first = await runDemo(store, async (url) => {
+      const at = new URL(url);
+      expect(at.origin === ISSUER && at.pathname === '/auth', `authorization URL ${url}`);
+      expect(at.searchParams.get('resource') === RESOURCE, `resource ${at.searchParams.get('resource')}`);
+      expect(at.searchParams.get('code_challenge_method') === 'S256', 'no PKCE S256');
+      const redirect = new URL(at.searchParams.get('redirect_uri'));
+      expect(redirect.hostname === '127.0.0.1' && redirect.pathname === '/callback', `redirect_uri ${redirect}`);
+      // The AS logs in its default user (AS_DEFAULT_USER) and redirects to the demo.
+      const landed = new URL(await browse(url));
+      expect(landed.origin === redirect.origin, `the login flow ended at ${landed.origin}${landed.pathname}`);
+    });
+    const output = `${first.stdout}${first.stderr}`;
+    expect(first.code === 0, `first run: exit ${first.code ?? first.signal}\n${output}`);
+    expect(first.urls.length === 1, `first run: ${first.urls.length} authorization URL(s)`);
+    expect(/Provisioned cluster 'analytics'/.test(first.stdout), `first run: no "Provisioned cluster"\n${output}`);
+    // No token, code or verifier in anything it printed.
+    for (const secret of [/eyJ[A-Za-z0-9_-]{10,}\./, /[?&]code=/, /code_verifier/, /access_token/, /refresh_token/]) {
+      expect(!secret.test(output), `the demo's output matches ${secret}`);
+    }
+    const second = await runDemo(store, async (url) => {
+      throw new Error(`the second run asked for authorization again: ${url}`);
+    });
+    expect(second.code === 0, `second run: exit ${second.code ?? second.signal}\n${second.stdout}${second.stderr}`);
+    expect(second.urls.length === 0 && !/open this URL/.test(second.stdout), 'the second run printed an authorization URL');
+    expect(/Provisioned cluster 'analytics'/.test(second.stdout), `second run: no "Provisioned cluster"\n${second.stdout}`);
+    transcript.push(`demo --url ${MCP_URL} --token-store ${store}  (first run)\n${first.stdout.trimEnd()}`);
+    return `first run: 1 authorization URL, exit 0; second run: no URL, exit 0`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // --- opaque tokens, introspected (before the rotation case: restarting the AS forgets them) ---
