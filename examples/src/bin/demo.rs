@@ -251,15 +251,13 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             Some(oauth) => Client::builder().oauth(oauth.clone()),
             None => Client::builder(),
         };
-        builder.client_info("demo", env!("CARGO_PKG_VERSION")).elicitation(
-            |asker: Asker, params| async move {
-                let _ = asker;
-                match answer(InputRequest::Elicit(params)).await {
-                    InputResponse::Elicit(result) => Ok(result),
-                    _ => Ok(ElicitResult::decline()),
-                }
-            },
-        )
+        builder.client_info("demo", env!("CARGO_PKG_VERSION")).elicitation(|asker: Asker, params| async move {
+            let _ = asker;
+            match answer(InputRequest::Elicit(params)).await {
+                InputResponse::Elicit(result) => Ok(result),
+                _ => Ok(ElicitResult::decline()),
+            }
+        })
     };
     let client = match &args.target {
         Target::InProcess => builder().connect_in_process(&server).await?,
