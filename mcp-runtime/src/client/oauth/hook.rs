@@ -6,6 +6,9 @@
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 
+use std::sync::Mutex;
+
+use super::dpop::{DpopKey, DpopNonces};
 use super::error::{OAuthError, OAuthErrorKind};
 use super::token::TokenSet;
 
@@ -20,11 +23,17 @@ pub(crate) trait RequestHook: Send + Sync + 'static {
         token: Option<&TokenSet>,
     ) -> Result<Vec<(HeaderName, HeaderValue)>, OAuthError>;
 
-    /// Whether a refusal can be fixed by the hook itself (it kept what the answer said),
-    /// so the request is sent again as is, without re-authorizing.
-    fn retry(&self, _status: StatusCode, _headers: &HeaderMap) -> bool {
+    /// Whether a refusal from `uri` can be fixed by the hook itself (it kept what the
+    /// answer said), so the request is sent again as is, without re-authorizing. `error`
+    /// is the OAuth error code of the answer (the token endpoint's body, the resource
+    /// server's challenge).
+    fn retry(&self, _uri: &Uri, _status: StatusCode, _headers: &HeaderMap, _error: Option<&str>) -> bool {
         false
     }
+
+    /// Sees the headers of every other answer from `uri` (a DPoP hook keeps the server's
+    /// latest nonce).
+    fn observe(&self, _uri: &Uri, _headers: &HeaderMap) {}
 }
 
 /// `Authorization: Bearer <access token>` (RFC 6750 §2.1).
@@ -43,5 +52,75 @@ impl RequestHook for BearerHook {
             .map_err(|_| OAuthError::new(OAuthErrorKind::Token, "the access token is not a valid header value"))?;
         value.set_sensitive(true);
         Ok(vec![(http::header::AUTHORIZATION, value)])
+    }
+}
+
+/// DPoP (RFC 9449): one key for the whole configuration, a fresh proof on every request
+/// (`htm`, `htu`, and `ath` and `Authorization: DPoP` when a DPoP-bound token is
+/// presented), and each server's latest `DPoP-Nonce`.
+#[derive(Debug)]
+pub(crate) struct DpopHook {
+    key: DpopKey,
+    nonces: Mutex<DpopNonces>,
+}
+
+impl DpopHook {
+    pub(crate) fn new() -> Result<Self, OAuthError> {
+        let key = DpopKey::generate().map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "DPoP key", e))?;
+        tracing::debug!(jkt = key.thumbprint(), "made a DPoP key");
+        Ok(DpopHook { key, nonces: Mutex::default() })
+    }
+
+    fn nonces(&self) -> std::sync::MutexGuard<'_, DpopNonces> {
+        self.nonces.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl RequestHook for DpopHook {
+    fn headers(
+        &self,
+        method: &Method,
+        uri: &Uri,
+        token: Option<&TokenSet>,
+    ) -> Result<Vec<(HeaderName, HeaderValue)>, OAuthError> {
+        let url = uri.to_string();
+        let bound = token.filter(|t| t.token_type().eq_ignore_ascii_case("DPoP"));
+        if let Some(token) = token
+            && bound.is_none()
+        {
+            // The server issued a bearer token after all: present it as one.
+            return BearerHook.headers(method, uri, Some(token));
+        }
+        let nonce = self.nonces().get(&url).map(str::to_owned);
+        let proof = self
+            .key
+            .proof(method.as_str(), &url, bound.map(TokenSet::access_token), nonce.as_deref())
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "making a DPoP proof", e))?;
+        let mut proof = HeaderValue::from_str(&proof)
+            .map_err(|_| OAuthError::new(OAuthErrorKind::Config, "the DPoP proof is not a valid header value"))?;
+        proof.set_sensitive(true);
+        let mut headers = vec![(HeaderName::from_static("dpop"), proof)];
+        if let Some(token) = bound {
+            let mut value = HeaderValue::from_str(&format!("DPoP {}", token.access_token())).map_err(|_| {
+                OAuthError::new(OAuthErrorKind::Token, "the access token is not a valid header value")
+            })?;
+            value.set_sensitive(true);
+            headers.push((http::header::AUTHORIZATION, value));
+        }
+        Ok(headers)
+    }
+
+    fn retry(&self, uri: &Uri, status: StatusCode, headers: &HeaderMap, error: Option<&str>) -> bool {
+        let changed = self.nonces().record(&uri.to_string(), headers);
+        let asked = error == Some("use_dpop_nonce")
+            && matches!(status, StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED);
+        if asked && changed {
+            tracing::debug!(%uri, "the server asked for a DPoP nonce; sending again with it");
+        }
+        asked && changed
+    }
+
+    fn observe(&self, uri: &Uri, headers: &HeaderMap) {
+        self.nonces().record(&uri.to_string(), headers);
     }
 }
