@@ -132,4 +132,4 @@ pub(super) fn unix_now() -> Result<u64, std::time::SystemTimeError> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -124,3 +124,72 @@ impl RequestHook for DpopHook {
         self.nonces().record(&uri.to_string(), headers);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(token_type: &str) -> TokenSet {
+        serde_json::from_value(serde_json::json!({"access_token": "acc3ss", "token_type": token_type}))
+            .expect("test fixture")
+    }
+
+    fn claims(proof: &HeaderValue) -> serde_json::Value {
+        use base64::Engine as _;
+        let proof = proof.to_str().expect("ASCII");
+        let part = proof.split('.').nth(1).expect("a JWT");
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part).expect("base64url");
+        serde_json::from_slice(&bytes).expect("JSON claims")
+    }
+
+    fn find<'a>(headers: &'a [(HeaderName, HeaderValue)], name: &str) -> Option<&'a HeaderValue> {
+        headers.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    #[test]
+    fn dpop_proves_every_request_and_retries_once_per_new_nonce() {
+        let hook = DpopHook::new().expect("test fixture");
+        let token_endpoint: Uri = "http://localhost:1/token".parse().expect("test fixture");
+        let mcp: Uri = "http://localhost:2/mcp".parse().expect("test fixture");
+
+        let at_token = hook.headers(&Method::POST, &token_endpoint, None).expect("test fixture");
+        assert!(find(&at_token, "authorization").is_none());
+        let first = claims(find(&at_token, "dpop").expect("a proof"));
+        assert_eq!(first["htu"], "http://localhost:1/token");
+        assert_eq!(first["htm"], "POST");
+        assert!(first.get("nonce").is_none() && first.get("ath").is_none());
+
+        // A 400 use_dpop_nonce with a nonce: retry; the same nonce again: no second retry.
+        let mut answer = HeaderMap::new();
+        answer.insert("dpop-nonce", HeaderValue::from_static("as-nonce"));
+        assert!(hook.retry(&token_endpoint, StatusCode::BAD_REQUEST, &answer, Some("use_dpop_nonce")));
+        assert!(!hook.retry(&token_endpoint, StatusCode::BAD_REQUEST, &answer, Some("use_dpop_nonce")));
+        let again = hook.headers(&Method::POST, &token_endpoint, None).expect("test fixture");
+        let again = claims(find(&again, "dpop").expect("a proof"));
+        assert_eq!(again["nonce"], "as-nonce");
+        assert_ne!(again["jti"], first["jti"], "a new proof per request");
+
+        // Another error, even with a new nonce, is not the hook's to retry.
+        answer.insert("dpop-nonce", HeaderValue::from_static("other"));
+        assert!(!hook.retry(&token_endpoint, StatusCode::BAD_REQUEST, &answer, Some("invalid_grant")));
+
+        let bound = hook.headers(&Method::POST, &mcp, Some(&token("DPoP"))).expect("test fixture");
+        assert_eq!(find(&bound, "authorization").expect("a token").to_str().expect("ASCII"), "DPoP acc3ss");
+        let proof = claims(find(&bound, "dpop").expect("a proof"));
+        assert_eq!(proof["htu"], "http://localhost:2/mcp");
+        assert!(proof["ath"].is_string());
+        assert!(proof.get("nonce").is_none(), "nonces are per server");
+
+        // A nonce on a success is kept for the next request.
+        let mut ok = HeaderMap::new();
+        ok.insert("dpop-nonce", HeaderValue::from_static("rs-nonce"));
+        hook.observe(&mcp, &ok);
+        let next = hook.headers(&Method::POST, &mcp, Some(&token("DPoP"))).expect("test fixture");
+        assert_eq!(claims(find(&next, "dpop").expect("a proof"))["nonce"], "rs-nonce");
+
+        // A bearer token is presented as one, without a proof.
+        let bearer = hook.headers(&Method::POST, &mcp, Some(&token("Bearer"))).expect("test fixture");
+        assert!(find(&bearer, "dpop").is_none());
+        assert_eq!(find(&bearer, "authorization").expect("a token").to_str().expect("ASCII"), "Bearer acc3ss");
+    }
+}

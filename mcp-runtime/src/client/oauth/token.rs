@@ -364,6 +364,47 @@ mod tests {
     }
 
     #[test]
+    fn private_key_jwt_signs_for_the_issuer_with_a_listed_algorithm() {
+        let key = ClientAssertionKey::from_pem(crate::client::oauth::assertion::tests::EC_PKCS8).expect("test fixture");
+        let metadata: ServerMetadata = serde_json::from_value(serde_json::json!({
+            "issuer": "http://localhost:1",
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+        }))
+        .expect("test fixture");
+        let public = ClientCredentials::public("svc");
+        let mut with_key = request(&metadata, &public);
+        with_key.assertion_key = Some(&key);
+        with_key.grant = Grant::Extension(ExtensionGrant::ClientCredentials {
+            scope: None,
+            resource: Some("http://localhost:2/mcp".into()),
+            client_assertion: None,
+        });
+        let method = public.auth_method_with_key(&metadata, true);
+        assert_eq!(method, TokenEndpointAuthMethod::PrivateKeyJwt);
+        let (form, basic) = with_key.form(method).expect("test fixture");
+        assert_eq!(basic, None);
+        let form = pairs(&form);
+        assert_eq!(form[0], ("grant_type".into(), "client_credentials".into()));
+        assert!(form.contains(&("client_assertion_type".into(), CLIENT_ASSERTION_JWT.into())));
+        let assertion = &form.iter().find(|(k, _)| k == "client_assertion").expect("an assertion").1;
+        let claims = assertion.split('.').nth(1).expect("a JWT");
+        let claims: serde_json::Value =
+            serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(claims).expect("base64url"))
+                .expect("JSON claims");
+        assert_eq!(claims["aud"], "http://localhost:1");
+        assert_eq!(claims["iss"], "svc");
+        assert_eq!(claims["sub"], "svc");
+        assert!(form.iter().all(|(k, _)| k != "client_id" && k != "client_secret"));
+
+        let rsa = ClientAssertionKey::from_pem(crate::client::oauth::assertion::tests::RSA_PKCS1).expect("test fixture");
+        with_key.assertion_key = Some(&rsa);
+        let e = with_key.form(method).expect_err("RS256 is not listed");
+        assert_eq!(e.kind(), OAuthErrorKind::Config);
+        assert!(!ClientCredentials::confidential("svc", "s").auth_method_with_key(&metadata, true).eq(&method));
+    }
+
+    #[test]
     fn tokens_stay_out_of_debug_and_error_codes_are_bounded() {
         let tokens = TokenSet { refresh_token: Some("r3fresh".into()), ..TokenSet::bearer("acc3ss") };
         let shown = format!("{tokens:?}");
