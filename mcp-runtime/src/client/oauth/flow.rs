@@ -90,14 +90,7 @@ impl OAuthSession {
             Some(dpop) => Arc::clone(dpop) as Arc<dyn RequestHook>,
             None => Arc::new(BearerHook),
         };
-        Ok(OAuthSession {
-            config,
-            http,
-            hook,
-            mcp,
-            state: tokio::sync::Mutex::default(),
-            current: Mutex::default(),
-        })
+        Ok(OAuthSession { config, http, hook, mcp, state: tokio::sync::Mutex::default(), current: Mutex::default() })
     }
 
     /// Sees the headers of an answer that was not refused (a DPoP nonce may come with it).

@@ -101,9 +101,8 @@ impl RequestHook for DpopHook {
         proof.set_sensitive(true);
         let mut headers = vec![(HeaderName::from_static("dpop"), proof)];
         if let Some(token) = bound {
-            let mut value = HeaderValue::from_str(&format!("DPoP {}", token.access_token())).map_err(|_| {
-                OAuthError::new(OAuthErrorKind::Token, "the access token is not a valid header value")
-            })?;
+            let mut value = HeaderValue::from_str(&format!("DPoP {}", token.access_token()))
+                .map_err(|_| OAuthError::new(OAuthErrorKind::Token, "the access token is not a valid header value"))?;
             value.set_sensitive(true);
             headers.push((http::header::AUTHORIZATION, value));
         }
@@ -112,8 +111,8 @@ impl RequestHook for DpopHook {
 
     fn retry(&self, uri: &Uri, status: StatusCode, headers: &HeaderMap, error: Option<&str>) -> bool {
         let changed = self.nonces().record(&uri.to_string(), headers);
-        let asked = error == Some("use_dpop_nonce")
-            && matches!(status, StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED);
+        let asked =
+            error == Some("use_dpop_nonce") && matches!(status, StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED);
         if asked && changed {
             tracing::debug!(%uri, "the server asked for a DPoP nonce; sending again with it");
         }

@@ -399,9 +399,10 @@ impl OAuthBuilder {
             ));
         }
         let assertion_key = match &self.private_key_pem {
-            Some(pem) => Some(Arc::new(assertion::ClientAssertionKey::from_pem(pem).map_err(|e| {
-                OAuthError::with_source(OAuthErrorKind::Config, "the private_key_jwt key", e)
-            })?)),
+            Some(pem) => Some(Arc::new(
+                assertion::ClientAssertionKey::from_pem(pem)
+                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "the private_key_jwt key", e))?,
+            )),
             None => None,
         };
         let dpop = if self.dpop { Some(Arc::new(hook::DpopHook::new()?)) } else { None };

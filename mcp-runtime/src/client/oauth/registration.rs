@@ -107,7 +107,8 @@ impl ClientCredentials {
     /// key authenticates with `private_key_jwt` (when the server lists it, or lists
     /// nothing).
     pub(crate) fn auth_method_with_key(&self, metadata: &ServerMetadata, has_key: bool) -> TokenEndpointAuthMethod {
-        let listed = |m: &str| metadata.token_endpoint_auth_methods_supported.as_ref().is_none_or(|l| l.iter().any(|x| x == m));
+        let listed =
+            |m: &str| metadata.token_endpoint_auth_methods_supported.as_ref().is_none_or(|l| l.iter().any(|x| x == m));
         if has_key && self.auth_method.is_none() && self.client_secret.is_none() && listed("private_key_jwt") {
             return TokenEndpointAuthMethod::PrivateKeyJwt;
         }

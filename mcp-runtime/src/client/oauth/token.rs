@@ -7,12 +7,12 @@ use http::{HeaderValue, Method, Request, StatusCode, header};
 use http_body_util::Full;
 use serde::{Deserialize, Serialize};
 
+use super::assertion::ClientAssertionKey;
 use super::discovery::ServerMetadata;
 use super::error::{OAuthError, OAuthErrorKind};
 use super::fetch::OAuthHttp;
-use super::hook::RequestHook;
-use super::assertion::ClientAssertionKey;
 use super::grants::{CLIENT_ASSERTION_JWT, ExtensionGrant, basic_authorization};
+use super::hook::RequestHook;
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod};
 
 /// What is exchanged at the token endpoint: the authorization code and refresh grants of
@@ -214,7 +214,10 @@ impl TokenRequest<'_> {
             TokenEndpointAuthMethod::PrivateKeyJwt => {
                 // RFC 7523 §2.2: an assertion signed for the issuer (its audience).
                 let key = self.assertion_key.ok_or_else(|| {
-                    OAuthError::new(OAuthErrorKind::Config, "private_key_jwt needs a client key (OAuthBuilder::private_key_jwt)")
+                    OAuthError::new(
+                        OAuthErrorKind::Config,
+                        "private_key_jwt needs a client key (OAuthBuilder::private_key_jwt)",
+                    )
                 })?;
                 let algorithm = format!("{:?}", key.algorithm());
                 if let Some(listed) = &self.metadata.token_endpoint_auth_signing_alg_values_supported
@@ -225,9 +228,9 @@ impl TokenRequest<'_> {
                         format!("the authorization server does not accept {algorithm} client assertions"),
                     ));
                 }
-                let assertion = key.sign(id, &self.metadata.issuer).map_err(|e| {
-                    OAuthError::with_source(OAuthErrorKind::Config, "signing the client assertion", e)
-                })?;
+                let assertion = key
+                    .sign(id, &self.metadata.issuer)
+                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "signing the client assertion", e))?;
                 form.append_pair("client_assertion_type", CLIENT_ASSERTION_JWT);
                 form.append_pair("client_assertion", &assertion);
             }
@@ -269,7 +272,8 @@ pub(crate) async fn request_token(
         let fetched = http.send(built).await?;
         if fetched.status == StatusCode::OK {
             hook.observe(&uri, &fetched.headers);
-        } else if attempts < 2 && hook.retry(&uri, fetched.status, &fetched.headers, error_name(&fetched.body).as_deref())
+        } else if attempts < 2
+            && hook.retry(&uri, fetched.status, &fetched.headers, error_name(&fetched.body).as_deref())
         {
             continue;
         }
@@ -389,15 +393,17 @@ mod tests {
         assert!(form.contains(&("client_assertion_type".into(), CLIENT_ASSERTION_JWT.into())));
         let assertion = &form.iter().find(|(k, _)| k == "client_assertion").expect("an assertion").1;
         let claims = assertion.split('.').nth(1).expect("a JWT");
-        let claims: serde_json::Value =
-            serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(claims).expect("base64url"))
-                .expect("JSON claims");
+        let claims: serde_json::Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(claims).expect("base64url"),
+        )
+        .expect("JSON claims");
         assert_eq!(claims["aud"], "http://localhost:1");
         assert_eq!(claims["iss"], "svc");
         assert_eq!(claims["sub"], "svc");
         assert!(form.iter().all(|(k, _)| k != "client_id" && k != "client_secret"));
 
-        let rsa = ClientAssertionKey::from_pem(crate::client::oauth::assertion::tests::RSA_PKCS1).expect("test fixture");
+        let rsa =
+            ClientAssertionKey::from_pem(crate::client::oauth::assertion::tests::RSA_PKCS1).expect("test fixture");
         with_key.assertion_key = Some(&rsa);
         let e = with_key.form(method).expect_err("RS256 is not listed");
         assert_eq!(e.kind(), OAuthErrorKind::Config);
