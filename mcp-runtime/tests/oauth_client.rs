@@ -345,7 +345,7 @@ async fn the_client_credentials_grant_needs_no_user() {
     assert_eq!(auth.client_credentials, 1);
     assert!(auth.authorizations.is_empty(), "no redirect");
     assert_eq!(auth.registrations, 0, "the pre-registered client");
-    assert_eq!(auth.resources, [url.clone()], "the resource indicator");
+    assert_eq!(auth.resources, [url], "the resource indicator");
     assert_eq!(auth.authorizations_cc, [Some("files:read".to_owned())], "the resource's scopes_supported");
 }
 

@@ -221,7 +221,7 @@ impl TokenRequest<'_> {
                 })?;
                 let algorithm = format!("{:?}", key.algorithm());
                 if let Some(listed) = &self.metadata.token_endpoint_auth_signing_alg_values_supported
-                    && !listed.iter().any(|a| *a == algorithm)
+                    && !listed.contains(&algorithm)
                 {
                     return Err(OAuthError::new(
                         OAuthErrorKind::Config,
