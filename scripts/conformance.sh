@@ -72,6 +72,8 @@ client_run client-extensions --suite extensions
 for scenario in client-credentials-jwt client-credentials-basic enterprise-managed-authorization \
   wif-jwt-bearer dpop dpop-nonce; do
   client_run "client-extensions-modern-$scenario" --scenario "auth/$scenario" --spec-version 2026-07-28 --force
+  # A single scenario prints its counts to stderr (the log): show them.
+  grep -h '^Passed:' "$out/client-extensions-modern-$scenario.log" || true
 done
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "!! the server died during the run; its log:" >&2
