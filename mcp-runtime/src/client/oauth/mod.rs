@@ -57,16 +57,17 @@
 //!
 //! The flow is split so that the OAuth extensions add parts rather than change them:
 //!
-//! - **Grants.** The token endpoint takes a `Grant` (today `AuthorizationCode` and
-//!   `RefreshToken`). Client credentials, the RFC 7523 JWT bearer grant (a workload's
-//!   assertion) and enterprise-managed authorization (an RFC 8693 token exchange at the
-//!   identity provider, then the JWT bearer grant) become further variants, each giving
-//!   its form parameters; a configured grant other than the authorization code replaces
-//!   step 4 (no redirect), and the rest (discovery, issuer binding, the store, the retry)
-//!   is shared.
-//! - **Client authentication.** [`TokenEndpointAuthMethod::PrivateKeyJwt`] exists; its
-//!   form parameters come from a client assertion signer (ES256 from a PKCS#8 key) that
-//!   the token request asks for at the marked seam.
+//! - **Grants.** The token endpoint takes a `Grant`: `AuthorizationCode`, `RefreshToken`,
+//!   or an extension grant ([`OAuthBuilder::client_credentials_grant`],
+//!   [`OAuthBuilder::jwt_bearer_grant`], [`OAuthBuilder::enterprise_managed`]: an RFC 8693
+//!   token exchange at the identity provider, then the JWT bearer grant), each giving its
+//!   form parameters; a configured extension grant replaces step 4 (no redirect, the
+//!   pre-registered client), and the rest (discovery, issuer binding, the store, the
+//!   retry) is shared. A refused extension grant ends the request (no retry, no other
+//!   grant) with the server's [`OAuthError::error_code`].
+//! - **Client authentication.** [`TokenEndpointAuthMethod::PrivateKeyJwt`] signs a client
+//!   assertion with the key of [`OAuthBuilder::private_key_jwt`] (ES256 or RS256, `aud`
+//!   the issuer), for every grant.
 //! - **Per-request headers (DPoP).** Every request the flow sends, to the token endpoint
 //!   and to the MCP server, gets its credentials from one hook given the method, the URL
 //!   and the access token (none at the token endpoint). The default writes
@@ -74,7 +75,7 @@
 //!   and a fresh `DPoP` proof (with `ath`, and the last nonce); the hook is also asked
 //!   about each refusal first, so an authorization server's 400 `use_dpop_nonce` or a
 //!   resource server's 401 `DPoP error="use_dpop_nonce"` (both with `DPoP-Nonce`) is
-//!   retried once with the nonce, without re-authorizing.
+//!   retried once with the nonce, without re-authorizing ([`OAuthBuilder::dpop`]).
 //! - **Transport.** The flow's requests go through one fetcher using the HTTP link's
 //!   connector (rustls for https with the client builder's added roots, TCP for loopback
 //!   http).
