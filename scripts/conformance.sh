@@ -2,7 +2,8 @@
 # Runs the official MCP conformance suite against `everything http` on a free loopback port:
 #   --suite all --spec-version 2026-07-28, --suite all --spec-version 2025-11-25,
 #   and --requirements 2026-07-28; then its client scenarios against our client
-#   (`conformance-client`), at the same versions. Fails on any failure not listed in
+#   (`conformance-client`), at the same versions, and the OAuth extension scenarios at both
+#   wires. Fails on any failure not listed in
 #   scripts/conformance-expected-failures.yml (each entry names the issue it waits for).
 # Installs Node 22 and the suite under .tools/conformance when missing.
 set -euo pipefail
@@ -63,6 +64,17 @@ mkdir -p "$out"
 client_run client-modern --suite all --spec-version 2026-07-28
 client_run client-legacy --suite all --spec-version 2025-11-25
 client_run client-required --requirements 2026-07-28
+# The OAuth extension scenarios (client credentials, enterprise-managed authorization,
+# workload identity, DPoP) are not in `all`: their own suite speaks the 2025-11-25 wire,
+# and each runs once more on the 2026-07-28 stateless wire (`--force`: the suite filters
+# them out of that version; `--force` only applies to single scenarios, ~1 s each).
+client_run client-extensions --suite extensions
+for scenario in client-credentials-jwt client-credentials-basic enterprise-managed-authorization \
+  wif-jwt-bearer dpop dpop-nonce; do
+  client_run "client-extensions-modern-$scenario" --scenario "auth/$scenario" --spec-version 2026-07-28 --force
+  # A single scenario prints its counts to stderr (the log): show them.
+  grep -h '^Passed:' "$out/client-extensions-modern-$scenario.log" || true
+done
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "!! the server died during the run; its log:" >&2
   cat "$log" >&2

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine as _;
 use mcp::auth::{AuthInfo, TokenVerifier};
-use mcp::client::oauth::{FileTokenStore, HeadlessRedirect, OAuth, OAuthErrorKind};
+use mcp::client::oauth::{ClientCredentials, FileTokenStore, HeadlessRedirect, OAuth, OAuthErrorKind};
 use mcp::client::{Client, ClientError};
 use mcp::handler::BoxFuture;
 use mcp::protocol::{CallToolOutcome, CallToolResult};
@@ -39,6 +39,9 @@ struct Auth {
     /// refresh token -> scopes.
     refresh_tokens: HashMap<String, Vec<String>>,
     refreshes: usize,
+    /// Client credentials grant requests, and their `scope`.
+    client_credentials: usize,
+    authorizations_cc: Vec<Option<String>>,
     verifier_mismatches: usize,
     next: usize,
 }
@@ -109,9 +112,28 @@ fn issue(auth: &mut Auth, scopes: Vec<String>) -> Json<Value> {
     }))
 }
 
+/// The confidential client of the client credentials grant.
+const SERVICE_ID: &str = "svc";
+const SERVICE_SECRET: &str = "s3cret";
+
 async fn token(State(auth): State<Shared>, headers: HeaderMap, Form(f): Form<HashMap<String, String>>) -> Response {
-    assert!(headers.get("authorization").is_none(), "a public client sends no Authorization header");
     let mut auth = lock(&auth);
+    if f["grant_type"] == "client_credentials" {
+        auth.client_credentials += 1;
+        auth.resources.push(f["resource"].clone());
+        let expected = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!("{SERVICE_ID}:{SERVICE_SECRET}"))
+        );
+        if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
+            return (StatusCode::BAD_REQUEST, Json(json!({"error": "unauthorized_client"}))).into_response();
+        }
+        assert!(!f.contains_key("client_secret"), "client_secret_basic: the secret is in the header only");
+        let scopes = f.get("scope").map(|s| s.split(' ').map(str::to_owned).collect()).unwrap_or_default();
+        auth.authorizations_cc.push(f.get("scope").cloned());
+        return issue(&mut auth, scopes).into_response();
+    }
+    assert!(headers.get("authorization").is_none(), "a public client sends no Authorization header");
     auth.resources.push(f["resource"].clone());
     match f["grant_type"].as_str() {
         "authorization_code" => {
@@ -304,4 +326,45 @@ async fn a_file_store_spares_the_next_run_an_authorization() {
     let stored = std::fs::read_to_string(&path).expect("test setup");
     assert!(stored.contains("client-1"));
     std::fs::remove_dir_all(&dir).expect("test setup");
+}
+
+fn service(secret: &str) -> OAuth {
+    OAuth::builder()
+        .client_credentials(ClientCredentials::confidential(SERVICE_ID, secret))
+        .client_credentials_grant()
+        .build()
+        .expect("test setup")
+}
+
+#[tokio::test]
+async fn the_client_credentials_grant_needs_no_user() {
+    let (url, auth) = start().await;
+    let client = Client::builder().oauth(service(SERVICE_SECRET)).connect_http(&url).await.expect("test setup");
+    assert_eq!(text(&client.call_tool("read", json!({})).await.expect("authorized")), "read done");
+    let auth = lock(&auth);
+    assert_eq!(auth.client_credentials, 1);
+    assert!(auth.authorizations.is_empty(), "no redirect");
+    assert_eq!(auth.registrations, 0, "the pre-registered client");
+    assert_eq!(auth.resources, [url], "the resource indicator");
+    assert_eq!(auth.authorizations_cc, [Some("files:read".to_owned())], "the resource's scopes_supported");
+}
+
+#[tokio::test]
+async fn a_refused_grant_is_neither_retried_nor_replaced() {
+    let (url, auth) = start().await;
+    let error = match Client::builder().oauth(service("wrong")).connect_http(&url).await {
+        Ok(client) => client.call_tool("read", json!({})).await.expect_err("must be refused"),
+        Err(e) => e,
+    };
+    match &error {
+        ClientError::OAuth(e) => {
+            assert_eq!(e.kind(), OAuthErrorKind::Token, "{e}");
+            assert_eq!(e.error_code(), Some("unauthorized_client"));
+            assert!(!e.to_string().contains("wrong"), "{e}");
+        }
+        other => panic!("expected an OAuth error, got {other:?}"),
+    }
+    let auth = lock(&auth);
+    assert_eq!(auth.client_credentials, 1, "one token request");
+    assert!(auth.authorizations.is_empty() && auth.registrations == 0, "no other grant");
 }

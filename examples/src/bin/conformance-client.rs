@@ -10,11 +10,14 @@
 //!
 //! `auth/*` scenarios use the client's OAuth flow: the mock authorization server
 //! redirects at once, so a [`HeadlessRedirect`] reads the code from its `Location`; the
-//! Client ID Metadata Document URL is the suite's fixed one.
+//! Client ID Metadata Document URL is the suite's fixed one. The extension scenarios
+//! (`--suite extensions`) pick their grant from the scenario's name and context:
+//! client credentials with a key or a secret, enterprise-managed authorization, the
+//! workload's jwt-bearer grant, and DPoP (`auth/dpop*`, which have no context).
 
 use std::collections::BTreeMap;
 
-use mcp::client::oauth::{ClientCredentials, HeadlessRedirect, OAuth};
+use mcp::client::oauth::{ClientCredentials, EnterpriseIdp, HeadlessRedirect, OAuth};
 use mcp::client::{Asker, Client, ClientError, Mode};
 use mcp::protocol::{
     CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject, ListRootsResult, OneOrMany, PrimitiveSchema,
@@ -58,24 +61,52 @@ fn context() -> Value {
     std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or(Value::Null)
 }
 
-/// The OAuth configuration for `auth/*` scenarios.
-fn oauth() -> Result<OAuth, ClientError> {
+/// A string of the scenario's context, or a configuration error naming it.
+fn field<'a>(context: &'a Value, name: &str) -> Result<&'a str, ClientError> {
+    context[name].as_str().ok_or_else(|| ClientError::Protocol(format!("MCP_CONFORMANCE_CONTEXT has no {name}")))
+}
+
+/// The OAuth configuration for `auth/*` scenarios: the extension scenarios pick their
+/// grant (their credentials come in the context), the DPoP ones (no context) turn DPoP
+/// on, the rest run the authorization code flow.
+fn oauth(scenario: &str) -> Result<OAuth, ClientError> {
     let mut builder = OAuth::builder()
         .authorization_handler(HeadlessRedirect::new("http://localhost:3000/callback"))
         .client_name("mcp-rust-conformance-client")
         .client_metadata_url(CLIENT_METADATA_URL);
     let context = context();
-    if let (Some(id), Some(secret)) = (context["client_id"].as_str(), context["client_secret"].as_str()) {
-        builder = builder.client_credentials(ClientCredentials::confidential(id, secret));
-    }
+    let c = &context;
+    builder = match scenario {
+        "auth/client-credentials-jwt" => builder
+            .client_credentials(ClientCredentials::public(field(c, "client_id")?))
+            .private_key_jwt(field(c, "private_key_pem")?)
+            .client_credentials_grant(),
+        "auth/client-credentials-basic" => builder
+            .client_credentials(ClientCredentials::confidential(field(c, "client_id")?, field(c, "client_secret")?))
+            .client_credentials_grant(),
+        "auth/enterprise-managed-authorization" => builder
+            .client_credentials(ClientCredentials::confidential(field(c, "client_id")?, field(c, "client_secret")?))
+            .enterprise_managed(
+                EnterpriseIdp::new(field(c, "idp_token_endpoint")?, field(c, "idp_id_token")?.to_owned())
+                    .client_id(field(c, "idp_client_id")?),
+            ),
+        "auth/wif-jwt-bearer" => builder
+            .client_credentials(ClientCredentials::public(field(c, "client_id")?))
+            .jwt_bearer_grant(field(c, "valid_jwt")?.to_owned()),
+        "auth/dpop" | "auth/dpop-nonce" => builder.dpop(true),
+        _ => match (c["client_id"].as_str(), c["client_secret"].as_str()) {
+            (Some(id), Some(secret)) => builder.client_credentials(ClientCredentials::confidential(id, secret)),
+            _ => builder,
+        },
+    };
     Ok(builder.build()?)
 }
 
-async fn connect(url: &str, modern: bool, auth: bool) -> Result<Client, ClientError> {
+async fn connect(url: &str, modern: bool, scenario: &str) -> Result<Client, ClientError> {
     let mode = if modern { Mode::Modern(mcp::protocol::LATEST_PROTOCOL_VERSION.into()) } else { Mode::Legacy };
     let mut builder = Client::builder();
-    if auth {
-        builder = builder.oauth(oauth()?);
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth(scenario)?);
     }
     builder
         .client_info("mcp-rust-conformance-client", env!("CARGO_PKG_VERSION"))
@@ -124,7 +155,7 @@ fn log_result(what: &str, result: Result<impl std::fmt::Debug, ClientError>) {
 }
 
 async fn run(scenario: &str, url: &str, modern: bool) -> Result<(), ClientError> {
-    let client = connect(url, modern, scenario.starts_with("auth/")).await?;
+    let client = connect(url, modern, scenario).await?;
     eprintln!("connected: {} ({})", client.protocol_version(), scenario);
     match scenario {
         "initialize" => log_result("tools/list", client.list_tools().await),

@@ -158,6 +158,10 @@ impl Shared {
             {
                 continue;
             }
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &self.oauth {
+                oauth.observe(response.headers());
+            }
             return Ok(response);
         }
     }

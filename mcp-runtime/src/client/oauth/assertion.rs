@@ -3,10 +3,6 @@
 //!
 //! Also the few helpers the signed JWTs of this module and of `dpop` share.
 
-// The lead wires these into the token request after merging issue 18's core flow; until
-// then nothing outside the tests calls them.
-#![allow(dead_code)]
-
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -136,4 +132,4 @@ pub(super) fn unix_now() -> Result<u64, std::time::SystemTimeError> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

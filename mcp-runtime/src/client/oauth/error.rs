@@ -58,11 +58,13 @@ pub struct OAuthError {
     kind: OAuthErrorKind,
     message: String,
     source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+    /// The OAuth `error` code an endpoint answered with.
+    code: Option<String>,
 }
 
 impl OAuthError {
     pub(crate) fn new(kind: OAuthErrorKind, message: impl Into<String>) -> Self {
-        OAuthError { kind, message: message.into(), source: None }
+        OAuthError { kind, message: message.into(), source: None, code: None }
     }
 
     pub(crate) fn with_source(
@@ -70,7 +72,20 @@ impl OAuthError {
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
     ) -> Self {
-        OAuthError { kind, message: message.into(), source: Some(Arc::from(source.into())) }
+        OAuthError { kind, message: message.into(), source: Some(Arc::from(source.into())), code: None }
+    }
+
+    pub(crate) fn with_code(mut self, code: Option<String>) -> Self {
+        self.code = code;
+        self
+    }
+
+    /// The OAuth error code the authorization server answered with, if any
+    /// (`invalid_grant`, `invalid_scope`, `unauthorized_client`, ...): with
+    /// [`OAuthErrorKind::Token`], why a grant was refused. A refused client credentials,
+    /// jwt-bearer or enterprise grant is not retried, nor replaced by another grant.
+    pub fn error_code(&self) -> Option<&str> {
+        self.code.as_deref()
     }
 
     /// What went wrong.
@@ -90,6 +105,7 @@ impl fmt::Debug for OAuthError {
             .field("kind", &self.kind)
             .field("message", &self.message)
             .field("source", &self.source.as_ref().map(ToString::to_string))
+            .field("code", &self.code)
             .finish()
     }
 }

@@ -48,7 +48,7 @@ pub(crate) struct Attempt {
 }
 
 #[derive(Debug, Default)]
-struct State {
+pub(super) struct State {
     /// The issuer the unbound pre-registered credentials were first used with.
     bound_issuer: Option<String>,
     /// The scopes last requested, for step-up unions.
@@ -57,9 +57,9 @@ struct State {
 
 /// The authorization of one HTTP link.
 pub(crate) struct OAuthSession {
-    config: Arc<Config>,
-    http: OAuthHttp,
-    hook: Arc<dyn RequestHook>,
+    pub(super) config: Arc<Config>,
+    pub(super) http: OAuthHttp,
+    pub(super) hook: Arc<dyn RequestHook>,
     mcp: Uri,
     state: tokio::sync::Mutex<State>,
     current: Mutex<Option<Arc<Current>>>,
@@ -86,14 +86,16 @@ impl OAuthSession {
         roots: &crate::client::connector::Roots,
     ) -> Result<Self, OAuthError> {
         let http = OAuthHttp::new(config.timeout, config.allow_insecure_http, roots)?;
-        Ok(OAuthSession {
-            config,
-            http,
-            hook: Arc::new(BearerHook),
-            mcp,
-            state: tokio::sync::Mutex::default(),
-            current: Mutex::default(),
-        })
+        let hook: Arc<dyn RequestHook> = match &config.dpop {
+            Some(dpop) => Arc::clone(dpop) as Arc<dyn RequestHook>,
+            None => Arc::new(BearerHook),
+        };
+        Ok(OAuthSession { config, http, hook, mcp, state: tokio::sync::Mutex::default(), current: Mutex::default() })
+    }
+
+    /// Sees the headers of an answer that was not refused (a DPoP nonce may come with it).
+    pub(crate) fn observe(&self, headers: &HeaderMap) {
+        self.hook.observe(&self.mcp, headers);
     }
 
     /// The token to present now, if any.
@@ -111,7 +113,7 @@ impl OAuthSession {
         self.hook.headers(method, uri, current.map(|c| &c.tokens))
     }
 
-    fn set_current(&self, issuer: &str, resource: &str, tokens: TokenSet) -> Result<(), OAuthError> {
+    pub(super) fn set_current(&self, issuer: &str, resource: &str, tokens: TokenSet) -> Result<(), OAuthError> {
         self.config.store.set_tokens(issuer, resource, Some(tokens.clone()))?;
         *lock(&self.current) =
             Some(Arc::new(Current { issuer: issuer.to_owned(), resource: resource.to_owned(), tokens }));
@@ -128,7 +130,11 @@ impl OAuthSession {
         sent: Option<&Arc<Current>>,
         attempt: &mut Attempt,
     ) -> Result<bool, OAuthError> {
-        if !attempt.hook_retried && self.hook.retry(status, headers) {
+        let values = headers.get_all(http::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok());
+        let challenges = parse_challenges(values);
+        let challenge = pick(&challenges);
+        let error = challenge.and_then(Challenge::error);
+        if self.hook.retry(&self.mcp, status, headers, error) && !attempt.hook_retried {
             attempt.hook_retried = true;
             return Ok(true);
         }
@@ -136,9 +142,6 @@ impl OAuthSession {
             return Ok(false);
         }
         attempt.retries += 1;
-        let values = headers.get_all(http::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok());
-        let challenges = parse_challenges(values);
-        let challenge = pick(&challenges);
         let mut state = self.state.lock().await;
         let now = self.current();
         let replaced = match (&now, sent) {
@@ -201,7 +204,10 @@ impl OAuthSession {
             .filter(|s| !s.is_empty())
             .or_else(|| resource.scopes_supported.clone())
             .unwrap_or_default();
-        self.authorize(state, &resource, &server, scopes).await
+        match &self.config.extension {
+            Some(extension) => self.extension_grant(state, extension, &resource, &server, join(&scopes)).await,
+            None => self.authorize(state, &resource, &server, scopes).await,
+        }
     }
 
     async fn refresh(
@@ -226,6 +232,7 @@ impl OAuthSession {
                 resource: &resource.resource,
                 scope: scope.as_deref(),
                 requested_scope: scope.as_deref(),
+                assertion_key: self.config.assertion_key.as_deref(),
             },
         )
         .await?;
@@ -264,7 +271,11 @@ impl OAuthSession {
         }
         attempt.step_ups += 1;
         let (resource, server) = self.discover(Some(challenge)).await?;
-        self.authorize(state, &resource, &server, wanted.into_iter().collect()).await
+        let wanted: Vec<String> = wanted.into_iter().collect();
+        match &self.config.extension {
+            Some(extension) => self.extension_grant(state, extension, &resource, &server, join(&wanted)).await,
+            None => self.authorize(state, &resource, &server, wanted).await,
+        }
     }
 
     /// The client's identity at `server`: its registration there (stored, or
@@ -277,27 +288,8 @@ impl OAuthSession {
         redirect_uri: &str,
         scope: Option<&str>,
     ) -> Result<ClientCredentials, OAuthError> {
-        let issuer = server.issuer.as_str();
-        let store = &self.config.store;
-        if let Some(credentials) = store.client(issuer)? {
+        if let Some(credentials) = self.preregistered(state, &server.issuer)? {
             return Ok(credentials);
-        }
-        if let Some((_, credentials)) = self.config.credentials.iter().find(|(i, _)| i.as_deref() == Some(issuer)) {
-            store.set_client(issuer, credentials.clone())?;
-            return Ok(credentials.clone());
-        }
-        if let Some((_, credentials)) = self.config.credentials.iter().find(|(i, _)| i.is_none()) {
-            match &state.bound_issuer {
-                None => {
-                    state.bound_issuer = Some(issuer.to_owned());
-                    store.set_client(issuer, credentials.clone())?;
-                    return Ok(credentials.clone());
-                }
-                Some(bound) => tracing::warn!(
-                    %bound, %issuer,
-                    "the pre-registered credentials belong to another authorization server; not presenting them"
-                ),
-            }
         }
         if server.client_id_metadata_document_supported
             && let Some(url) = &self.config.client_metadata_url
@@ -311,8 +303,38 @@ impl OAuthSession {
             scope,
         };
         let credentials = registration::register(&self.http, server, &request).await?;
-        store.set_client(issuer, credentials.clone())?;
+        self.config.store.set_client(&server.issuer, credentials.clone())?;
         Ok(credentials)
+    }
+
+    /// The client's registration at `issuer` if it is stored or was configured.
+    pub(super) fn preregistered(
+        &self,
+        state: &mut State,
+        issuer: &str,
+    ) -> Result<Option<ClientCredentials>, OAuthError> {
+        let store = &self.config.store;
+        if let Some(credentials) = store.client(issuer)? {
+            return Ok(Some(credentials));
+        }
+        if let Some((_, credentials)) = self.config.credentials.iter().find(|(i, _)| i.as_deref() == Some(issuer)) {
+            store.set_client(issuer, credentials.clone())?;
+            return Ok(Some(credentials.clone()));
+        }
+        if let Some((_, credentials)) = self.config.credentials.iter().find(|(i, _)| i.is_none()) {
+            match &state.bound_issuer {
+                None => {
+                    state.bound_issuer = Some(issuer.to_owned());
+                    store.set_client(issuer, credentials.clone())?;
+                    return Ok(Some(credentials.clone()));
+                }
+                Some(bound) => tracing::warn!(
+                    %bound, %issuer,
+                    "the pre-registered credentials belong to another authorization server; not presenting them"
+                ),
+            }
+        }
+        Ok(None)
     }
 
     /// The authorization code flow with PKCE at `server` for `resource`.
@@ -327,7 +349,10 @@ impl OAuthSession {
             scopes.push("offline_access".into());
         }
         let scope = join(&scopes);
-        let redirect_uri = self.config.handler.redirect_uri();
+        let handler = self.config.handler.as_ref().ok_or_else(|| {
+            OAuthError::new(OAuthErrorKind::Config, "no authorization handler to take the user to the server")
+        })?;
+        let redirect_uri = handler.redirect_uri();
         let credentials = self.client_identity(state, server, &redirect_uri, scope.as_deref()).await?;
         let endpoint = server.authorization_endpoint.as_deref().ok_or_else(|| {
             OAuthError::new(OAuthErrorKind::ServerMetadata, "the authorization server has no authorization_endpoint")
@@ -354,7 +379,7 @@ impl OAuthSession {
         let url = format!("{endpoint}{separator}{query}");
         self.http.parse_url(&url, "the authorization URL")?;
         tracing::info!(issuer = %server.issuer, scope = scope.as_deref().unwrap_or(""), "authorizing");
-        let params = self.config.handler.authorize(url).await?;
+        let params = handler.authorize(url).await?;
         let code = check_callback(&params, &sent_state, server)?;
         state.requested = scopes.iter().cloned().collect();
         let tokens = request_token(
@@ -367,6 +392,7 @@ impl OAuthSession {
                 resource: &resource.resource,
                 scope: None,
                 requested_scope: scope.as_deref(),
+                assertion_key: self.config.assertion_key.as_deref(),
             },
         )
         .await?;

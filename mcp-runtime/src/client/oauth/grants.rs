@@ -7,10 +7,6 @@
 //!   JWT (SEP-1933) presented as `assertion`;
 //! - the RFC 8693 token exchange of an ID token for an ID-JAG at the enterprise IdP.
 
-// The lead wires these into the token request after merging issue 18's core flow; until
-// then nothing outside the tests calls them.
-#![allow(dead_code)]
-
 use std::fmt;
 
 use base64::Engine as _;

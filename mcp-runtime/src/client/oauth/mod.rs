@@ -57,16 +57,17 @@
 //!
 //! The flow is split so that the OAuth extensions add parts rather than change them:
 //!
-//! - **Grants.** The token endpoint takes a `Grant` (today `AuthorizationCode` and
-//!   `RefreshToken`). Client credentials, the RFC 7523 JWT bearer grant (a workload's
-//!   assertion) and enterprise-managed authorization (an RFC 8693 token exchange at the
-//!   identity provider, then the JWT bearer grant) become further variants, each giving
-//!   its form parameters; a configured grant other than the authorization code replaces
-//!   step 4 (no redirect), and the rest (discovery, issuer binding, the store, the retry)
-//!   is shared.
-//! - **Client authentication.** [`TokenEndpointAuthMethod::PrivateKeyJwt`] exists; its
-//!   form parameters come from a client assertion signer (ES256 from a PKCS#8 key) that
-//!   the token request asks for at the marked seam.
+//! - **Grants.** The token endpoint takes a `Grant`: `AuthorizationCode`, `RefreshToken`,
+//!   or an extension grant ([`OAuthBuilder::client_credentials_grant`],
+//!   [`OAuthBuilder::jwt_bearer_grant`], [`OAuthBuilder::enterprise_managed`]: an RFC 8693
+//!   token exchange at the identity provider, then the JWT bearer grant), each giving its
+//!   form parameters; a configured extension grant replaces step 4 (no redirect, the
+//!   pre-registered client), and the rest (discovery, issuer binding, the store, the
+//!   retry) is shared. A refused extension grant ends the request (no retry, no other
+//!   grant) with the server's [`OAuthError::error_code`].
+//! - **Client authentication.** [`TokenEndpointAuthMethod::PrivateKeyJwt`] signs a client
+//!   assertion with the key of [`OAuthBuilder::private_key_jwt`] (ES256 or RS256, `aud`
+//!   the issuer), for every grant.
 //! - **Per-request headers (DPoP).** Every request the flow sends, to the token endpoint
 //!   and to the MCP server, gets its credentials from one hook given the method, the URL
 //!   and the access token (none at the token endpoint). The default writes
@@ -74,18 +75,17 @@
 //!   and a fresh `DPoP` proof (with `ath`, and the last nonce); the hook is also asked
 //!   about each refusal first, so an authorization server's 400 `use_dpop_nonce` or a
 //!   resource server's 401 `DPoP error="use_dpop_nonce"` (both with `DPoP-Nonce`) is
-//!   retried once with the nonce, without re-authorizing.
+//!   retried once with the nonce, without re-authorizing ([`OAuthBuilder::dpop`]).
 //! - **Transport.** The flow's requests go through one fetcher using the HTTP link's
 //!   connector (rustls for https with the client builder's added roots, TCP for loopback
 //!   http).
 
-// The extension flows' building blocks (DPoP proofs, `private_key_jwt` assertions, the
-// client credentials, jwt-bearer and token exchange bodies), not yet wired in.
 mod assertion;
 mod challenge;
 mod discovery;
 mod dpop;
 mod error;
+mod extension;
 mod fetch;
 mod flow;
 mod grants;
@@ -102,6 +102,7 @@ use std::time::Duration;
 pub use challenge::{Challenge, parse_challenges};
 pub use discovery::{ResourceMetadata, ServerMetadata};
 pub use error::{OAuthError, OAuthErrorKind};
+pub use extension::{AssertionProvider, EnterpriseIdp, assertion_fn};
 pub(crate) use flow::{Attempt, OAuthSession};
 pub use redirect::{AuthorizationHandler, CallbackParams, HeadlessRedirect, LoopbackRedirect, authorization_fn};
 pub use registration::{ClientCredentials, TokenEndpointAuthMethod};
@@ -127,7 +128,8 @@ impl std::fmt::Debug for OAuth {
 }
 
 pub(crate) struct Config {
-    handler: Arc<dyn AuthorizationHandler>,
+    /// `None` only when an extension grant replaces the user's authorization.
+    handler: Option<Arc<dyn AuthorizationHandler>>,
     store: Arc<dyn TokenStore>,
     client_name: String,
     client_metadata_url: Option<String>,
@@ -137,6 +139,12 @@ pub(crate) struct Config {
     allow_insecure_http: bool,
     timeout: Duration,
     max_step_ups: u8,
+    /// The grant used instead of the authorization code, if any.
+    extension: Option<extension::ExtensionFlow>,
+    /// The client's key for `private_key_jwt`.
+    assertion_key: Option<Arc<assertion::ClientAssertionKey>>,
+    /// The DPoP key and nonces, one for the whole configuration.
+    dpop: Option<Arc<hook::DpopHook>>,
 }
 
 impl OAuth {
@@ -166,6 +174,9 @@ pub struct OAuthBuilder {
     allow_insecure_http: bool,
     timeout: Duration,
     max_step_ups: u8,
+    extension: Option<extension::ExtensionFlow>,
+    private_key_pem: Option<String>,
+    dpop: bool,
 }
 
 impl std::fmt::Debug for OAuthBuilder {
@@ -186,6 +197,9 @@ impl Default for OAuthBuilder {
             allow_insecure_http: false,
             timeout: Duration::from_secs(30),
             max_step_ups: 2,
+            extension: None,
+            private_key_pem: None,
+            dpop: false,
         }
     }
 }
@@ -256,12 +270,143 @@ impl OAuthBuilder {
         self
     }
 
-    /// Checks the configuration: a handler is set, the metadata document URL is https
-    /// with a path.
+    /// Authenticate at token endpoints with `private_key_jwt` (RFC 7523 §2.2): a JWT
+    /// signed with this PEM private key (PKCS#8 P-256 for ES256, PKCS#1 RSA for RS256),
+    /// `iss` and `sub` the client id, `aud` the authorization server's issuer. Used by
+    /// pre-registered credentials without a secret
+    /// ([`ClientCredentials::public`]) when the server lists `private_key_jwt`, in the
+    /// authorization code flow and in [`client_credentials_grant`](Self::client_credentials_grant).
+    /// The key is checked by [`build`](Self::build).
+    ///
+    /// ```no_run
+    /// use mcp::client::oauth::{ClientCredentials, OAuth};
+    ///
+    /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let oauth = OAuth::builder()
+    ///     .client_credentials(ClientCredentials::public("my-service"))
+    ///     .private_key_jwt(std::fs::read_to_string("/etc/my-service/client-key.pem")?)
+    ///     .client_credentials_grant()
+    ///     .build()?;
+    /// # let _ = oauth;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn private_key_jwt(mut self, pem: impl Into<String>) -> Self {
+        self.private_key_pem = Some(pem.into());
+        self
+    }
+
+    /// Get tokens with the client credentials grant (OAuth 2.1 §4.2, SEP-1046) instead
+    /// of the user's authorization: for a service acting on its own behalf. The client
+    /// is the pre-registered one ([`client_credentials`](Self::client_credentials)), with
+    /// a secret (`client_secret_basic` or `client_secret_post`, as the server lists) or a
+    /// [`private_key_jwt`](Self::private_key_jwt) key. No authorization handler is needed.
+    ///
+    /// ```
+    /// use mcp::client::oauth::{ClientCredentials, OAuth};
+    ///
+    /// let oauth = OAuth::builder()
+    ///     .client_credentials(ClientCredentials::confidential("my-service", "s3cret"))
+    ///     .client_credentials_grant()
+    ///     .build()
+    ///     .expect("a valid configuration");
+    /// # let _ = oauth;
+    /// ```
+    pub fn client_credentials_grant(mut self) -> Self {
+        self.extension = Some(extension::ExtensionFlow::ClientCredentials);
+        self
+    }
+
+    /// Get tokens with the RFC 7523 jwt-bearer grant, presenting the workload's identity
+    /// token from `assertion` unchanged (workload identity federation, SEP-1933). The
+    /// client id is the pre-registered one ([`client_credentials`](Self::client_credentials)).
+    /// No authorization handler is needed.
+    ///
+    /// ```
+    /// use mcp::client::oauth::{ClientCredentials, OAuth, assertion_fn};
+    ///
+    /// let oauth = OAuth::builder()
+    ///     .client_credentials(ClientCredentials::public("my-workload"))
+    ///     .jwt_bearer_grant(assertion_fn(|| async {
+    ///         std::fs::read_to_string("/var/run/secrets/tokens/mcp").map(|t| t.trim().to_owned())
+    ///     }))
+    ///     .build()
+    ///     .expect("a valid configuration");
+    /// # let _ = oauth;
+    /// ```
+    pub fn jwt_bearer_grant(mut self, assertion: impl AssertionProvider) -> Self {
+        self.extension = Some(extension::ExtensionFlow::JwtBearer(Arc::new(assertion)));
+        self
+    }
+
+    /// Enterprise-managed authorization (SEP-990): the user's ID token is exchanged at
+    /// the enterprise identity provider for an ID-JAG (RFC 8693), which the jwt-bearer
+    /// grant presents to the MCP server's authorization server, authenticated with the
+    /// pre-registered credentials ([`client_credentials`](Self::client_credentials)).
+    /// No authorization handler is needed.
+    ///
+    /// ```
+    /// use mcp::client::oauth::{ClientCredentials, EnterpriseIdp, OAuth};
+    ///
+    /// # fn id_token() -> String { String::new() }
+    /// let oauth = OAuth::builder()
+    ///     .client_credentials(ClientCredentials::confidential("mcp-client", "s3cret"))
+    ///     .enterprise_managed(
+    ///         EnterpriseIdp::new("https://idp.example.com/oauth2/token", id_token()).client_id("idp-client"),
+    ///     )
+    ///     .build()
+    ///     .expect("a valid configuration");
+    /// # let _ = oauth;
+    /// ```
+    pub fn enterprise_managed(mut self, idp: EnterpriseIdp) -> Self {
+        self.extension = Some(extension::ExtensionFlow::Enterprise(idp));
+        self
+    }
+
+    /// Sender-constrained tokens with DPoP (RFC 9449): one P-256 key for this
+    /// configuration (kept across re-authorizations), a fresh proof on every token
+    /// request and every MCP request, tokens presented as `Authorization: DPoP`, and a
+    /// server's `use_dpop_nonce` answered by one retry with its nonce.
+    ///
+    /// ```
+    /// use mcp::client::oauth::{HeadlessRedirect, OAuth};
+    ///
+    /// let oauth = OAuth::builder()
+    ///     .authorization_handler(HeadlessRedirect::new("http://localhost:3000/callback"))
+    ///     .dpop(true)
+    ///     .build()
+    ///     .expect("a valid configuration");
+    /// # let _ = oauth;
+    /// ```
+    pub fn dpop(mut self, enabled: bool) -> Self {
+        self.dpop = enabled;
+        self
+    }
+
+    /// Checks the configuration: a handler is set (unless an extension grant replaces
+    /// the user's authorization, which then needs pre-registered credentials), the
+    /// metadata document URL is https with a path, the `private_key_jwt` key loads.
     pub fn build(self) -> Result<OAuth, OAuthError> {
-        let handler = self.handler.ok_or_else(|| {
-            OAuthError::new(OAuthErrorKind::Config, "an authorization handler is required (authorization_handler)")
-        })?;
+        if self.handler.is_none() && self.extension.is_none() {
+            return Err(OAuthError::new(
+                OAuthErrorKind::Config,
+                "an authorization handler is required (authorization_handler)",
+            ));
+        }
+        if self.extension.is_some() && self.credentials.is_empty() {
+            return Err(OAuthError::new(
+                OAuthErrorKind::Config,
+                "the extension grants need the client's credentials (client_credentials)",
+            ));
+        }
+        let assertion_key = match &self.private_key_pem {
+            Some(pem) => Some(Arc::new(
+                assertion::ClientAssertionKey::from_pem(pem)
+                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "the private_key_jwt key", e))?,
+            )),
+            None => None,
+        };
+        let dpop = if self.dpop { Some(Arc::new(hook::DpopHook::new()?)) } else { None };
         if let Some(url) = &self.client_metadata_url {
             let uri = fetch::parse_url(url, "the client metadata URL", false)?;
             if uri.scheme_str() != Some("https") || uri.path().len() <= 1 {
@@ -273,7 +418,7 @@ impl OAuthBuilder {
         }
         Ok(OAuth {
             config: Arc::new(Config {
-                handler,
+                handler: self.handler,
                 store: self.store,
                 client_name: self.client_name,
                 client_metadata_url: self.client_metadata_url,
@@ -282,6 +427,9 @@ impl OAuthBuilder {
                 allow_insecure_http: self.allow_insecure_http,
                 timeout: self.timeout,
                 max_step_ups: self.max_step_ups,
+                extension: self.extension,
+                assertion_key,
+                dpop,
             }),
         })
     }

@@ -23,8 +23,9 @@ pub enum TokenEndpointAuthMethod {
     ClientSecretPost,
     /// A public client: `client_id` in the body, no secret.
     None,
-    /// A signed JWT client assertion (RFC 7523 §2.2). Needs an assertion signer, which
-    /// this version does not configure yet: choosing it is a configuration error.
+    /// A signed JWT client assertion (RFC 7523 §2.2), signed with the key given to
+    /// [`OAuthBuilder::private_key_jwt`](super::OAuthBuilder::private_key_jwt); without
+    /// one, choosing it is a configuration error.
     PrivateKeyJwt,
 }
 
@@ -102,6 +103,18 @@ impl ClientCredentials {
     /// The method to authenticate with at `metadata`'s token endpoint: the registered
     /// one, else with a secret `client_secret_basic` when listed (or nothing is listed,
     /// RFC 8414's default) and `client_secret_post` when only that is, else `none`.
+    /// As [`auth_method`](Self::auth_method), but a client without a secret that has a
+    /// key authenticates with `private_key_jwt` (when the server lists it, or lists
+    /// nothing).
+    pub(crate) fn auth_method_with_key(&self, metadata: &ServerMetadata, has_key: bool) -> TokenEndpointAuthMethod {
+        let listed =
+            |m: &str| metadata.token_endpoint_auth_methods_supported.as_ref().is_none_or(|l| l.iter().any(|x| x == m));
+        if has_key && self.auth_method.is_none() && self.client_secret.is_none() && listed("private_key_jwt") {
+            return TokenEndpointAuthMethod::PrivateKeyJwt;
+        }
+        self.auth_method(metadata)
+    }
+
     pub(crate) fn auth_method(&self, metadata: &ServerMetadata) -> TokenEndpointAuthMethod {
         if let Some(method) = self.auth_method {
             return method;

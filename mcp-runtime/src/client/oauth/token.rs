@@ -2,22 +2,22 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, StatusCode, header};
 use http_body_util::Full;
 use serde::{Deserialize, Serialize};
 
+use super::assertion::ClientAssertionKey;
 use super::discovery::ServerMetadata;
 use super::error::{OAuthError, OAuthErrorKind};
 use super::fetch::OAuthHttp;
+use super::grants::{CLIENT_ASSERTION_JWT, ExtensionGrant, basic_authorization};
 use super::hook::RequestHook;
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod};
 
-/// What is exchanged at the token endpoint. The extension grants (client credentials,
-/// RFC 7523 JWT bearer, RFC 8693 token exchange) are added here as variants; each
-/// contributes its form parameters and the flow around it stays the same.
+/// What is exchanged at the token endpoint: the authorization code and refresh grants of
+/// the core flow, or an extension grant (client credentials, RFC 7523 JWT bearer, RFC
+/// 8693 token exchange), whose form parameters come from [`ExtensionGrant::form`].
 #[derive(Clone)]
 #[non_exhaustive]
 pub(crate) enum Grant {
@@ -25,6 +25,8 @@ pub(crate) enum Grant {
     AuthorizationCode { code: String, verifier: String, redirect_uri: String },
     /// A refresh token (OAuth 2.1 §4.3).
     RefreshToken { refresh_token: String },
+    /// An extension grant; it carries its own `resource` and `scope`.
+    Extension(ExtensionGrant),
 }
 
 impl Grant {
@@ -39,6 +41,7 @@ impl Grant {
             Grant::RefreshToken { refresh_token } => {
                 vec![("grant_type", "refresh_token"), ("refresh_token", refresh_token)]
             }
+            Grant::Extension(_) => Vec::new(),
         }
     }
 
@@ -46,6 +49,7 @@ impl Grant {
         match self {
             Grant::AuthorizationCode { .. } => "authorization_code",
             Grant::RefreshToken { .. } => "refresh_token",
+            Grant::Extension(grant) => grant.grant_type(),
         }
     }
 }
@@ -138,19 +142,22 @@ struct TokenResponse {
     expires_in: Option<u64>,
 }
 
-/// ` (error: <code>)` from an OAuth error body, or nothing. Only the code: the
-/// description may echo what was sent.
-pub(crate) fn error_code(body: &[u8]) -> String {
+/// The `error` code of an OAuth error body, if it is a short visible-ASCII token. Only
+/// the code: the description may echo what was sent.
+pub(crate) fn error_name(body: &[u8]) -> Option<String> {
     #[derive(Deserialize)]
     struct ErrorBody {
         error: String,
     }
-    match serde_json::from_slice::<ErrorBody>(body) {
-        Ok(e) if e.error.len() <= 64 && e.error.bytes().all(|b| b.is_ascii_graphic()) => {
-            format!(" (error: {})", e.error)
-        }
-        _ => String::new(),
-    }
+    serde_json::from_slice::<ErrorBody>(body)
+        .ok()
+        .map(|e| e.error)
+        .filter(|e| e.len() <= 64 && e.bytes().all(|b| b.is_ascii_graphic()))
+}
+
+/// ` (error: <code>)` from an OAuth error body, or nothing.
+pub(crate) fn error_code(body: &[u8]) -> String {
+    error_name(body).map(|e| format!(" (error: {e})")).unwrap_or_default()
 }
 
 /// One token request.
@@ -164,19 +171,27 @@ pub(crate) struct TokenRequest<'a> {
     pub(crate) scope: Option<&'a str>,
     /// The scopes requested, remembered when the answer names none.
     pub(crate) requested_scope: Option<&'a str>,
+    /// The client's key for `private_key_jwt`, if configured.
+    pub(crate) assertion_key: Option<&'a ClientAssertionKey>,
 }
 
 impl TokenRequest<'_> {
     /// The form and the `Authorization` header of the client authentication.
     fn form(&self, method: TokenEndpointAuthMethod) -> Result<(String, Option<String>), OAuthError> {
-        let mut form = form_urlencoded::Serializer::new(String::new());
-        for (name, value) in self.grant.params() {
-            form.append_pair(name, value);
-        }
-        form.append_pair("resource", self.resource);
-        if let Some(scope) = self.scope {
-            form.append_pair("scope", scope);
-        }
+        let mut form = match &self.grant {
+            Grant::Extension(grant) => form_urlencoded::Serializer::for_suffix(grant.form(), 0),
+            grant => {
+                let mut form = form_urlencoded::Serializer::new(String::new());
+                for (name, value) in grant.params() {
+                    form.append_pair(name, value);
+                }
+                form.append_pair("resource", self.resource);
+                if let Some(scope) = self.scope {
+                    form.append_pair("scope", scope);
+                }
+                form
+            }
+        };
         let id = self.credentials.client_id();
         let mut authorization = None;
         match method {
@@ -184,9 +199,7 @@ impl TokenRequest<'_> {
                 let secret = self.credentials.secret().ok_or_else(|| {
                     OAuthError::new(OAuthErrorKind::Config, "client_secret_basic needs a client secret")
                 })?;
-                let encode = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-                let pair = format!("{}:{}", encode(id), encode(secret));
-                authorization = Some(format!("Basic {}", STANDARD.encode(pair)));
+                authorization = Some(basic_authorization(id, secret));
             }
             TokenEndpointAuthMethod::ClientSecretPost => {
                 let secret = self.credentials.secret().ok_or_else(|| {
@@ -199,12 +212,27 @@ impl TokenRequest<'_> {
                 form.append_pair("client_id", id);
             }
             TokenEndpointAuthMethod::PrivateKeyJwt => {
-                // The seam for the client assertion (RFC 7523 §2.2): `client_assertion_type`
-                // and a `client_assertion` signed for the issuer go here.
-                return Err(OAuthError::new(
-                    OAuthErrorKind::Config,
-                    "private_key_jwt needs a client assertion signer, which is not configured",
-                ));
+                // RFC 7523 §2.2: an assertion signed for the issuer (its audience).
+                let key = self.assertion_key.ok_or_else(|| {
+                    OAuthError::new(
+                        OAuthErrorKind::Config,
+                        "private_key_jwt needs a client key (OAuthBuilder::private_key_jwt)",
+                    )
+                })?;
+                let algorithm = format!("{:?}", key.algorithm());
+                if let Some(listed) = &self.metadata.token_endpoint_auth_signing_alg_values_supported
+                    && !listed.contains(&algorithm)
+                {
+                    return Err(OAuthError::new(
+                        OAuthErrorKind::Config,
+                        format!("the authorization server does not accept {algorithm} client assertions"),
+                    ));
+                }
+                let assertion = key
+                    .sign(id, &self.metadata.issuer)
+                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "signing the client assertion", e))?;
+                form.append_pair("client_assertion_type", CLIENT_ASSERTION_JWT);
+                form.append_pair("client_assertion", &assertion);
             }
         }
         Ok((form.finish(), authorization))
@@ -222,7 +250,7 @@ pub(crate) async fn request_token(
         OAuthError::new(OAuthErrorKind::ServerMetadata, "the authorization server has no token_endpoint")
     })?;
     let uri = http.parse_url(endpoint, "the token endpoint")?;
-    let method = request.credentials.auth_method(request.metadata);
+    let method = request.credentials.auth_method_with_key(request.metadata, request.assertion_key.is_some());
     let (form, authorization) = request.form(method)?;
     let mut attempts = 0;
     let fetched = loop {
@@ -242,12 +270,17 @@ pub(crate) async fn request_token(
             .body(Full::new(Bytes::from(form.clone())))
             .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "building the token request", e))?;
         let fetched = http.send(built).await?;
-        if attempts < 2 && hook.retry(fetched.status, &fetched.headers) {
+        if fetched.status == StatusCode::OK {
+            hook.observe(&uri, &fetched.headers);
+        } else if attempts < 2
+            && hook.retry(&uri, fetched.status, &fetched.headers, error_name(&fetched.body).as_deref())
+        {
             continue;
         }
         break fetched;
     };
     if fetched.status != StatusCode::OK {
+        let code = error_name(&fetched.body);
         return Err(OAuthError::new(
             OAuthErrorKind::Token,
             format!(
@@ -256,7 +289,8 @@ pub(crate) async fn request_token(
                 fetched.status,
                 error_code(&fetched.body)
             ),
-        ));
+        )
+        .with_code(code));
     }
     let answer: TokenResponse = fetched
         .json("the token response")
@@ -273,6 +307,9 @@ pub(crate) async fn request_token(
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+
     use super::*;
 
     fn metadata() -> ServerMetadata {
@@ -291,6 +328,7 @@ mod tests {
             resource: "http://localhost:2/mcp",
             scope: None,
             requested_scope: None,
+            assertion_key: None,
         }
     }
 
@@ -327,6 +365,49 @@ mod tests {
 
         let e = request(&metadata, &public).form(TokenEndpointAuthMethod::PrivateKeyJwt).expect_err("must be refused");
         assert_eq!(e.kind(), OAuthErrorKind::Config);
+    }
+
+    #[test]
+    fn private_key_jwt_signs_for_the_issuer_with_a_listed_algorithm() {
+        let key = ClientAssertionKey::from_pem(crate::client::oauth::assertion::tests::EC_PKCS8).expect("test fixture");
+        let metadata: ServerMetadata = serde_json::from_value(serde_json::json!({
+            "issuer": "http://localhost:1",
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+        }))
+        .expect("test fixture");
+        let public = ClientCredentials::public("svc");
+        let mut with_key = request(&metadata, &public);
+        with_key.assertion_key = Some(&key);
+        with_key.grant = Grant::Extension(ExtensionGrant::ClientCredentials {
+            scope: None,
+            resource: Some("http://localhost:2/mcp".into()),
+            client_assertion: None,
+        });
+        let method = public.auth_method_with_key(&metadata, true);
+        assert_eq!(method, TokenEndpointAuthMethod::PrivateKeyJwt);
+        let (form, basic) = with_key.form(method).expect("test fixture");
+        assert_eq!(basic, None);
+        let form = pairs(&form);
+        assert_eq!(form[0], ("grant_type".into(), "client_credentials".into()));
+        assert!(form.contains(&("client_assertion_type".into(), CLIENT_ASSERTION_JWT.into())));
+        let assertion = &form.iter().find(|(k, _)| k == "client_assertion").expect("an assertion").1;
+        let claims = assertion.split('.').nth(1).expect("a JWT");
+        let claims: serde_json::Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(claims).expect("base64url"),
+        )
+        .expect("JSON claims");
+        assert_eq!(claims["aud"], "http://localhost:1");
+        assert_eq!(claims["iss"], "svc");
+        assert_eq!(claims["sub"], "svc");
+        assert!(form.iter().all(|(k, _)| k != "client_id" && k != "client_secret"));
+
+        let rsa =
+            ClientAssertionKey::from_pem(crate::client::oauth::assertion::tests::RSA_PKCS1).expect("test fixture");
+        with_key.assertion_key = Some(&rsa);
+        let e = with_key.form(method).expect_err("RS256 is not listed");
+        assert_eq!(e.kind(), OAuthErrorKind::Config);
+        assert!(!ClientCredentials::confidential("svc", "s").auth_method_with_key(&metadata, true).eq(&method));
     }
 
     #[test]

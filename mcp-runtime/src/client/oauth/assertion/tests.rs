@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::*;
 
 /// TEST-ONLY P-256 key, PKCS#8 (`BEGIN PRIVATE KEY`).
-const EC_PKCS8: &str = "\
+pub(in crate::client::oauth) const EC_PKCS8: &str = "\
 -----BEGIN PRIVATE KEY-----\n\
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgOqV/yZCbx7fmu8eR\n\
 CXrJ/pxEFYAOpZx5AXW2ItnbWl6hRANCAAT0c2+c4mswuOobnLfbrJr1JkvnWtdD\n\
@@ -28,7 +28,7 @@ NfIt97Sy7JQZ/R80YvR2/sgD1/r1FdPbWg==\n\
 const EC_X: &str = "9HNvnOJrMLjqG5y326ya9SZL51rXQ-4RigLDF6UbG2Q";
 const EC_Y: &str = "QsV-l9AZ6zXyLfe0suyUGf0fNGL0dv7IA9f69RXT21o";
 /// TEST-ONLY RSA-2048 key, PKCS#1 (`BEGIN RSA PRIVATE KEY`).
-const RSA_PKCS1: &str = "\
+pub(in crate::client::oauth) const RSA_PKCS1: &str = "\
 -----BEGIN RSA PRIVATE KEY-----\n\
 MIIEogIBAAKCAQEAm6uL+Q6jiG8/1eF5+u1mfEIa9U2vxFZvEUQTOQgyiSGuWAX8\n\
 8lQdC7Qn4O+oSK5J5LhISJqoNP9sXERn7roHB0/3Yi1l4A0GtzsPsb1bVqhWv5SN\n\
