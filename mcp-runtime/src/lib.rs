@@ -28,6 +28,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(all(feature = "oauth", any(feature = "server", feature = "client")))]
+mod oauth_urls;
 pub mod protocol;
 #[cfg(feature = "tls")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]

@@ -3,8 +3,6 @@
 //! the builder opts in) and which roots an https server's certificate may chain to (the
 //! Mozilla roots of `webpki-roots`, plus any the builder adds for a private CA).
 
-use std::net::IpAddr;
-
 use http::Uri;
 use rustls::{ClientConfig, RootCertStore};
 use rustls_pki_types::CertificateDer;
@@ -50,16 +48,6 @@ impl TlsSettings {
     }
 }
 
-/// Whether `uri`'s host is this machine: `localhost`, or an address in 127.0.0.0/8 or
-/// `::1`. Only then may plain http be used without opting in: nothing on the network
-/// between can swap the keys.
-pub(crate) fn is_loopback(uri: &Uri) -> bool {
-    let Some(host) = uri.host() else { return false };
-    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
-    let host = host.strip_suffix('.').unwrap_or(host);
-    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 /// Parses `url` (`what` names it in errors) and refuses what must not be fetched: a
 /// scheme other than http and https ([`OAuthErrorKind::UnsupportedScheme`]), or plain
 /// http to a host other than loopback unless `allow_insecure_http`
@@ -71,7 +59,7 @@ pub(crate) fn parse_url(url: &str, what: &str, allow_insecure_http: bool) -> Res
     }
     match uri.scheme_str() {
         Some("https") => Ok(uri),
-        Some("http") if allow_insecure_http || is_loopback(&uri) => Ok(uri),
+        Some("http") if allow_insecure_http || crate::oauth_urls::is_loopback(&uri) => Ok(uri),
         Some("http") => Err(OAuthError::new(
             OAuthErrorKind::InsecureUrl,
             format!(

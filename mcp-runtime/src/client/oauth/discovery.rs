@@ -96,28 +96,6 @@ pub(crate) fn resource_metadata_candidates(mcp: &Uri) -> Vec<String> {
     out
 }
 
-/// Where to look for the metadata of `issuer`, built from the raw string (RFC 8414 §3.1,
-/// OpenID Connect Discovery §4): with a path, the RFC 8414 insertion, the OIDC insertion,
-/// then the OIDC appending (never the root); without one, RFC 8414 then OIDC.
-pub(crate) fn server_metadata_candidates(issuer: &str) -> Vec<String> {
-    let after_scheme = issuer.find("://").map_or(0, |i| i + 3);
-    let path_start = issuer[after_scheme..].find('/').map_or(issuer.len(), |i| after_scheme + i);
-    let (origin, path) = issuer.split_at(path_start);
-    let path = path.trim_end_matches('/');
-    if path.is_empty() {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server"),
-            format!("{origin}/.well-known/openid-configuration"),
-        ]
-    } else {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server{path}"),
-            format!("{origin}/.well-known/openid-configuration{path}"),
-            format!("{origin}{path}/.well-known/openid-configuration"),
-        ]
-    }
-}
-
 fn effective_port(uri: &Uri) -> Option<u16> {
     uri.port_u16().or(match uri.scheme_str().map(str::to_ascii_lowercase).as_deref() {
         Some("https") => Some(443),
@@ -198,7 +176,7 @@ pub(crate) async fn resource_metadata(
 /// JSON is used; its `issuer` must equal `issuer` exactly and it must offer PKCE `S256`.
 pub(crate) async fn server_metadata(http: &OAuthHttp, issuer: &str) -> Result<ServerMetadata, OAuthError> {
     let mut last = None;
-    for url in server_metadata_candidates(issuer) {
+    for url in crate::oauth_urls::authorization_server_metadata_urls(issuer) {
         let uri = http.parse_url(&url, "the authorization server metadata URL")?;
         let fetched = match http.get(&uri, "application/json").await {
             Ok(f) if f.status == StatusCode::OK => f,
@@ -267,29 +245,6 @@ mod tests {
         assert_eq!(
             resource_metadata_candidates(&uri("https://h.example/")),
             ["https://h.example/.well-known/oauth-protected-resource"]
-        );
-    }
-
-    #[test]
-    fn server_metadata_order_follows_the_spec() {
-        assert_eq!(
-            server_metadata_candidates("https://auth.example.com/tenant1"),
-            [
-                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
-                "https://auth.example.com/.well-known/openid-configuration/tenant1",
-                "https://auth.example.com/tenant1/.well-known/openid-configuration",
-            ]
-        );
-        assert_eq!(
-            server_metadata_candidates("http://localhost:1234"),
-            [
-                "http://localhost:1234/.well-known/oauth-authorization-server",
-                "http://localhost:1234/.well-known/openid-configuration",
-            ]
-        );
-        assert_eq!(
-            server_metadata_candidates("https://a.example/t/")[0],
-            "https://a.example/.well-known/oauth-authorization-server/t"
         );
     }
 

@@ -6,7 +6,6 @@
 //! platform's roots or `SSL_CERT_FILE`'s plus the ones added to the client builder; TCP
 //! for loopback http); nothing else in the flow names the transport.
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -119,14 +118,6 @@ impl OAuthHttp {
     }
 }
 
-/// Whether `uri`'s host is this machine: `localhost`, 127.0.0.0/8 or `::1`.
-pub(crate) fn is_loopback(uri: &Uri) -> bool {
-    let Some(host) = uri.host() else { return false };
-    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
-    let host = host.strip_suffix('.').unwrap_or(host);
-    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 /// Parses `url` and refuses a scheme other than http and https (`javascript:`, `data:`,
 /// `file:`; [`OAuthErrorKind::UnsafeUrl`]) and plain http to a host that is not loopback
 /// unless `allow_insecure_http`.
@@ -142,7 +133,10 @@ pub(crate) fn parse_url(url: &str, what: &str, allow_insecure_http: bool) -> Res
     if uri.host().is_none_or(str::is_empty) {
         return Err(OAuthError::new(OAuthErrorKind::UnsafeUrl, format!("{what} has no host")));
     }
-    if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http")) && !allow_insecure_http && !is_loopback(&uri) {
+    if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http"))
+        && !allow_insecure_http
+        && !crate::oauth_urls::is_loopback(&uri)
+    {
         return Err(OAuthError::new(
             OAuthErrorKind::UnsafeUrl,
             format!("{what} is plain http:// to a host that is not loopback (opt in with allow_insecure_http(true))"),
