@@ -49,6 +49,16 @@ pub enum OAuthErrorKind {
     InsufficientScope,
     /// The token store failed to read or write.
     Store,
+    /// Pre-registered credentials with a secret or key, configured for the first
+    /// authorization server met, would be presented to another one than they were bound
+    /// to (in this process or, through the store, an earlier run).
+    CredentialsBound,
+    /// The workload JWT of the jwt-bearer grant is not addressed (`aud`) to the
+    /// authorization server the MCP server names: it was not sent.
+    AssertionAudience,
+    /// A local failure with nothing to configure: the random generator, signing,
+    /// building a request, a DPoP proof.
+    Internal,
 }
 
 /// A failed authorization step. Messages name URLs and OAuth error codes, never a token,

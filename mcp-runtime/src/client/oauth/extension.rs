@@ -20,7 +20,7 @@ use serde::Deserialize;
 
 use super::discovery::{ResourceMetadata, ServerMetadata};
 use super::error::{OAuthError, OAuthErrorKind};
-use super::flow::{OAuthSession, State};
+use super::flow::OAuthSession;
 use super::grants::{ExtensionGrant, TOKEN_TYPE_ID_JAG};
 use super::token::{Grant, TokenRequest, error_code, error_name, request_token};
 use crate::client::CallbackFuture;
@@ -129,13 +129,12 @@ impl OAuthSession {
     /// Gets a token from `server` for `resource` with the configured extension grant.
     pub(super) async fn extension_grant(
         &self,
-        state: &mut State,
         flow: &ExtensionFlow,
         resource: &ResourceMetadata,
         server: &ServerMetadata,
         scope: Option<String>,
     ) -> Result<(), OAuthError> {
-        let credentials = self.preregistered(state, &server.issuer)?.ok_or_else(|| {
+        let credentials = self.config.preregistered(&server.issuer)?.ok_or_else(|| {
             OAuthError::new(
                 OAuthErrorKind::Config,
                 format!("no client credentials for {} (OAuthBuilder::client_credentials)", server.issuer),

@@ -49,8 +49,6 @@ pub(crate) struct Attempt {
 
 #[derive(Debug, Default)]
 pub(super) struct State {
-    /// The issuer the unbound pre-registered credentials were first used with.
-    bound_issuer: Option<String>,
     /// The scopes last requested, for step-up unions.
     requested: BTreeSet<String>,
 }
@@ -205,7 +203,7 @@ impl OAuthSession {
             .or_else(|| resource.scopes_supported.clone())
             .unwrap_or_default();
         match &self.config.extension {
-            Some(extension) => self.extension_grant(state, extension, &resource, &server, join(&scopes)).await,
+            Some(extension) => self.extension_grant(extension, &resource, &server, join(&scopes)).await,
             None => self.authorize(state, &resource, &server, scopes).await,
         }
     }
@@ -273,7 +271,7 @@ impl OAuthSession {
         let (resource, server) = self.discover(Some(challenge)).await?;
         let wanted: Vec<String> = wanted.into_iter().collect();
         match &self.config.extension {
-            Some(extension) => self.extension_grant(state, extension, &resource, &server, join(&wanted)).await,
+            Some(extension) => self.extension_grant(extension, &resource, &server, join(&wanted)).await,
             None => self.authorize(state, &resource, &server, wanted).await,
         }
     }
@@ -283,12 +281,11 @@ impl OAuthSession {
     /// Client ID Metadata Document URL, or a new dynamic registration.
     async fn client_identity(
         &self,
-        state: &mut State,
         server: &ServerMetadata,
         redirect_uri: &str,
         scope: Option<&str>,
     ) -> Result<ClientCredentials, OAuthError> {
-        if let Some(credentials) = self.preregistered(state, &server.issuer)? {
+        if let Some(credentials) = self.config.preregistered(&server.issuer)? {
             return Ok(credentials);
         }
         if server.client_id_metadata_document_supported
@@ -307,36 +304,6 @@ impl OAuthSession {
         Ok(credentials)
     }
 
-    /// The client's registration at `issuer` if it is stored or was configured.
-    pub(super) fn preregistered(
-        &self,
-        state: &mut State,
-        issuer: &str,
-    ) -> Result<Option<ClientCredentials>, OAuthError> {
-        let store = &self.config.store;
-        if let Some(credentials) = store.client(issuer)? {
-            return Ok(Some(credentials));
-        }
-        if let Some((_, credentials)) = self.config.credentials.iter().find(|(i, _)| i.as_deref() == Some(issuer)) {
-            store.set_client(issuer, credentials.clone())?;
-            return Ok(Some(credentials.clone()));
-        }
-        if let Some((_, credentials)) = self.config.credentials.iter().find(|(i, _)| i.is_none()) {
-            match &state.bound_issuer {
-                None => {
-                    state.bound_issuer = Some(issuer.to_owned());
-                    store.set_client(issuer, credentials.clone())?;
-                    return Ok(Some(credentials.clone()));
-                }
-                Some(bound) => tracing::warn!(
-                    %bound, %issuer,
-                    "the pre-registered credentials belong to another authorization server; not presenting them"
-                ),
-            }
-        }
-        Ok(None)
-    }
-
     /// The authorization code flow with PKCE at `server` for `resource`.
     async fn authorize(
         &self,
@@ -353,7 +320,7 @@ impl OAuthSession {
             OAuthError::new(OAuthErrorKind::Config, "no authorization handler to take the user to the server")
         })?;
         let redirect_uri = handler.redirect_uri();
-        let credentials = self.client_identity(state, server, &redirect_uri, scope.as_deref()).await?;
+        let credentials = self.client_identity(server, &redirect_uri, scope.as_deref()).await?;
         let endpoint = server.authorization_endpoint.as_deref().ok_or_else(|| {
             OAuthError::new(OAuthErrorKind::ServerMetadata, "the authorization server has no authorization_endpoint")
         })?;

@@ -81,6 +81,7 @@
 //!   http).
 
 mod assertion;
+mod binding;
 mod challenge;
 mod discovery;
 mod dpop;
@@ -135,6 +136,8 @@ pub(crate) struct Config {
     client_metadata_url: Option<String>,
     /// Pre-registered credentials, for one issuer or (`None`) the first one met.
     credentials: Vec<(Option<String>, ClientCredentials)>,
+    /// The issuer the credentials for "the first server met" were bound to.
+    bound_issuer: std::sync::Mutex<Option<String>>,
     application_type: String,
     allow_insecure_http: bool,
     timeout: Duration,
@@ -238,7 +241,11 @@ impl OAuthBuilder {
     }
 
     /// Credentials registered beforehand at the authorization server this client meets
-    /// first; they are bound to its issuer then, and never presented to another.
+    /// first; they are bound to its issuer then, for every connection of this client and,
+    /// through the [`TokenStore`], later runs with the same store. With a secret or a
+    /// `private_key_jwt` key they are never presented to another server: that ends the
+    /// flow with [`OAuthErrorKind::CredentialsBound`]; a bare client id is then not
+    /// presented either, and the flow goes on as if none were configured.
     pub fn client_credentials(mut self, credentials: ClientCredentials) -> Self {
         self.credentials.push((None, credentials));
         self
@@ -423,6 +430,7 @@ impl OAuthBuilder {
                 client_name: self.client_name,
                 client_metadata_url: self.client_metadata_url,
                 credentials: self.credentials,
+                bound_issuer: std::sync::Mutex::default(),
                 application_type: self.application_type,
                 allow_insecure_http: self.allow_insecure_http,
                 timeout: self.timeout,

@@ -60,6 +60,10 @@ pub struct ClientCredentials {
     client_secret: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     auth_method: Option<TokenEndpointAuthMethod>,
+    /// The issuer credentials configured for "the first server met" were bound to; only
+    /// in the store's record of that binding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bound_issuer: Option<String>,
 }
 
 impl std::fmt::Debug for ClientCredentials {
@@ -75,12 +79,17 @@ impl std::fmt::Debug for ClientCredentials {
 impl ClientCredentials {
     /// A public client known by `client_id` (no secret).
     pub fn public(client_id: impl Into<String>) -> Self {
-        ClientCredentials { client_id: client_id.into(), client_secret: None, auth_method: None }
+        ClientCredentials { client_id: client_id.into(), client_secret: None, auth_method: None, bound_issuer: None }
     }
 
     /// A confidential client with a secret.
     pub fn confidential(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
-        ClientCredentials { client_id: client_id.into(), client_secret: Some(client_secret.into()), auth_method: None }
+        ClientCredentials {
+            client_id: client_id.into(),
+            client_secret: Some(client_secret.into()),
+            auth_method: None,
+            bound_issuer: None,
+        }
     }
 
     /// Use this token endpoint authentication method rather than choosing one from the
@@ -94,6 +103,16 @@ impl ClientCredentials {
     /// The client id.
     pub fn client_id(&self) -> &str {
         &self.client_id
+    }
+
+    /// The record that these credentials are bound to `issuer`.
+    pub(crate) fn bound_to(mut self, issuer: &str) -> Self {
+        self.bound_issuer = Some(issuer.to_owned());
+        self
+    }
+
+    pub(crate) fn bound_issuer(&self) -> Option<&str> {
+        self.bound_issuer.as_deref()
     }
 
     pub(crate) fn secret(&self) -> Option<&str> {
@@ -215,7 +234,12 @@ pub(crate) async fn register(
         .map_err(|e| OAuthError::with_source(OAuthErrorKind::Registration, format!("POST {uri}"), e))?;
     let auth_method = answer.token_endpoint_auth_method.as_deref().and_then(TokenEndpointAuthMethod::from_name);
     tracing::debug!(issuer = %metadata.issuer, client_id = %answer.client_id, "registered");
-    Ok(ClientCredentials { client_id: answer.client_id, client_secret: answer.client_secret, auth_method })
+    Ok(ClientCredentials {
+        client_id: answer.client_id,
+        client_secret: answer.client_secret,
+        auth_method,
+        bound_issuer: None,
+    })
 }
 
 #[cfg(test)]
