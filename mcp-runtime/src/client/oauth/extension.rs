@@ -117,6 +117,41 @@ pub(crate) enum ExtensionFlow {
     Enterprise(EnterpriseIdp),
 }
 
+/// The claim of a JWT this module reads: `aud`, one string or several.
+#[derive(Deserialize)]
+struct Audience {
+    #[serde(default)]
+    aud: Option<serde_json::Value>,
+}
+
+/// `assertion` if its (unverified) `aud` names `issuer`, exactly or with one trailing `/`
+/// more or less; else [`OAuthErrorKind::AssertionAudience`], and it is not sent: the
+/// authorization server comes from the MCP server's metadata, and a workload token
+/// addressed elsewhere must not be handed to it. The signature is the server's to check.
+///
+/// The ID-JAG of enterprise-managed authorization is not checked: the identity provider
+/// issued it for the `audience` the client asked (this server's issuer), and the client
+/// trusts the identity provider it was configured with.
+fn addressed_to(assertion: String, issuer: &str) -> Result<String, OAuthError> {
+    let claims: Audience = jsonwebtoken::dangerous::insecure_decode_claims(&assertion).map_err(|e| {
+        OAuthError::with_source(OAuthErrorKind::AssertionAudience, "the workload identity token is not a JWT", e)
+    })?;
+    let same =
+        |aud: &str| aud == issuer || aud.strip_suffix('/') == Some(issuer) || issuer.strip_suffix('/') == Some(aud);
+    let addressed = match &claims.aud {
+        Some(serde_json::Value::String(aud)) => same(aud),
+        Some(serde_json::Value::Array(auds)) => auds.iter().filter_map(serde_json::Value::as_str).any(same),
+        _ => false,
+    };
+    if !addressed {
+        return Err(OAuthError::new(
+            OAuthErrorKind::AssertionAudience,
+            format!("the workload identity token's aud does not name {issuer}; it was not sent"),
+        ));
+    }
+    Ok(assertion)
+}
+
 /// The identity provider's token exchange answer (RFC 8693 §2.2.1).
 #[derive(Deserialize)]
 struct ExchangeResponse {
@@ -146,7 +181,7 @@ impl OAuthSession {
                 ExtensionGrant::ClientCredentials { scope: scope.clone(), resource: id, client_assertion: None }
             }
             ExtensionFlow::JwtBearer(provider) => ExtensionGrant::JwtBearer {
-                assertion: provider.assertion().await?,
+                assertion: addressed_to(provider.assertion().await?, &server.issuer)?,
                 scope: scope.clone(),
                 resource: id,
                 client_id: None,
@@ -221,5 +256,46 @@ impl OAuthSession {
             ));
         }
         Ok(answer.access_token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    use super::*;
+
+    fn jwt(claims: serde_json::Value) -> String {
+        let part = |v: serde_json::Value| URL_SAFE_NO_PAD.encode(v.to_string());
+        format!("{}.{}.c2ln", part(serde_json::json!({"alg": "RS256", "typ": "JWT"})), part(claims))
+    }
+
+    #[test]
+    fn the_workload_token_goes_only_to_the_server_it_is_addressed_to() {
+        let issuer = "https://as.example.com";
+        for aud in [
+            serde_json::json!("https://as.example.com"),
+            serde_json::json!("https://as.example.com/"),
+            serde_json::json!(["https://other.example.com", "https://as.example.com"]),
+        ] {
+            assert!(addressed_to(jwt(serde_json::json!({ "aud": aud })), issuer).is_ok(), "{aud}");
+        }
+        assert!(
+            addressed_to(jwt(serde_json::json!({"aud": "https://as.example.com"})), "https://as.example.com/").is_ok()
+        );
+        for claims in [
+            serde_json::json!({"aud": "https://evil.example.com"}),
+            serde_json::json!({"aud": ["https://evil.example.com"]}),
+            serde_json::json!({"aud": "https://as.example.com//"}),
+            serde_json::json!({"aud": 7}),
+            serde_json::json!({}),
+        ] {
+            let e = addressed_to(jwt(claims.clone()), issuer).expect_err("must be refused");
+            assert_eq!(e.kind(), OAuthErrorKind::AssertionAudience, "{claims}");
+        }
+        let e = addressed_to("not-a-jwt".into(), issuer).expect_err("must be refused");
+        assert_eq!(e.kind(), OAuthErrorKind::AssertionAudience);
+        assert!(!e.to_string().contains("not-a-jwt"));
     }
 }
