@@ -56,6 +56,9 @@ pub(crate) struct OAuthHttp {
     client: HyperClient<Connector, Full<Bytes>>,
     timeout: Duration,
     allow_insecure_http: bool,
+    /// Whether plain http to loopback hosts is allowed (it is, unless the MCP server is
+    /// remote: then its metadata must not make the client probe local services).
+    allow_loopback_http: bool,
 }
 
 impl std::fmt::Debug for OAuthHttp {
@@ -63,6 +66,7 @@ impl std::fmt::Debug for OAuthHttp {
         f.debug_struct("OAuthHttp")
             .field("timeout", &self.timeout)
             .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("allow_loopback_http", &self.allow_loopback_http)
             .finish_non_exhaustive()
     }
 }
@@ -77,12 +81,19 @@ impl OAuthHttp {
             client: HyperClient::builder(TokioExecutor::new()).build(connector(roots)?),
             timeout,
             allow_insecure_http,
+            allow_loopback_http: true,
         })
+    }
+
+    /// Allows (the default) or refuses plain http to loopback hosts.
+    pub(crate) fn with_loopback_http(mut self, allowed: bool) -> Self {
+        self.allow_loopback_http = allowed;
+        self
     }
 
     /// Parses `url` (`what` names it in errors) and refuses what the flow must not use.
     pub(crate) fn parse_url(&self, url: &str, what: &str) -> Result<Uri, OAuthError> {
-        parse_url(url, what, self.allow_insecure_http)
+        parse_url_for(url, what, self.allow_insecure_http, self.allow_loopback_http)
     }
 
     /// GETs `uri` (any status is returned; redirects are not followed).
@@ -122,6 +133,17 @@ impl OAuthHttp {
 /// `file:`; [`OAuthErrorKind::UnsafeUrl`]) and plain http to a host that is not loopback
 /// unless `allow_insecure_http`.
 pub(crate) fn parse_url(url: &str, what: &str, allow_insecure_http: bool) -> Result<Uri, OAuthError> {
+    parse_url_for(url, what, allow_insecure_http, true)
+}
+
+/// As [`parse_url`], but plain http to a loopback host is refused too unless
+/// `allow_loopback_http` (or `allow_insecure_http`).
+fn parse_url_for(
+    url: &str,
+    what: &str,
+    allow_insecure_http: bool,
+    allow_loopback_http: bool,
+) -> Result<Uri, OAuthError> {
     let scheme_ok = url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://"))
         || url.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://"));
     if !scheme_ok {
@@ -135,7 +157,7 @@ pub(crate) fn parse_url(url: &str, what: &str, allow_insecure_http: bool) -> Res
     }
     if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http"))
         && !allow_insecure_http
-        && !crate::oauth_urls::is_loopback(&uri)
+        && !(allow_loopback_http && crate::oauth_urls::is_loopback(&uri))
     {
         return Err(OAuthError::new(
             OAuthErrorKind::UnsafeUrl,
@@ -163,5 +185,15 @@ mod tests {
         let e = parse_url("http://as.example.com/authorize", "u", false).expect_err("must be refused");
         assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl);
         assert!(parse_url("http://as.example.com/authorize", "u", true).is_ok());
+    }
+
+    #[test]
+    fn a_remote_server_cannot_send_the_flow_to_loopback_http() {
+        for local in ["http://localhost:3000/x", "http://127.0.0.1:1/x", "http://[::1]:1/x"] {
+            let e = parse_url_for(local, "u", false, false).expect_err("must be refused");
+            assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl, "{local}");
+            assert!(parse_url_for(local, "u", true, false).is_ok(), "{local}");
+        }
+        assert!(parse_url_for("https://localhost:3000/x", "u", false, false).is_ok());
     }
 }

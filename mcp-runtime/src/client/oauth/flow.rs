@@ -83,7 +83,19 @@ impl OAuthSession {
         mcp: Uri,
         roots: &crate::client::connector::Roots,
     ) -> Result<Self, OAuthError> {
-        let http = OAuthHttp::new(config.timeout, config.allow_insecure_http, roots)?;
+        let plain = mcp.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http"));
+        let local = crate::oauth_urls::is_loopback(&mcp);
+        if plain && !local && !config.allow_insecure_http {
+            return Err(OAuthError::new(
+                OAuthErrorKind::UnsafeUrl,
+                format!(
+                    "{mcp} is plain http:// to a host that is not loopback: tokens would travel in the clear \
+                     (opt in with allow_insecure_http(true))"
+                ),
+            ));
+        }
+        // A remote server's metadata must not point the flow at local services.
+        let http = OAuthHttp::new(config.timeout, config.allow_insecure_http, roots)?.with_loopback_http(local);
         let hook: Arc<dyn RequestHook> = match &config.dpop {
             Some(dpop) => Arc::clone(dpop) as Arc<dyn RequestHook>,
             None => Arc::new(BearerHook),
@@ -379,4 +391,37 @@ fn check_callback(params: &CallbackParams, sent_state: &str, server: &ServerMeta
         return Err(OAuthError::new(OAuthErrorKind::Authorization, format!("authorization was refused: {error}")));
     }
     params.code.clone().ok_or_else(|| OAuthError::new(OAuthErrorKind::Authorization, "the redirect carried no code"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::oauth::{HeadlessRedirect, OAuth};
+
+    fn session(allow_insecure_http: bool, mcp: &str) -> Result<OAuthSession, OAuthError> {
+        let oauth = OAuth::builder()
+            .authorization_handler(HeadlessRedirect::new("http://localhost:3000/callback"))
+            .allow_insecure_http(allow_insecure_http)
+            .build()
+            .expect("test fixture");
+        oauth.session(mcp.parse().expect("test fixture"), &crate::client::connector::Roots::default())
+    }
+
+    #[tokio::test]
+    async fn tokens_go_over_plain_http_only_to_loopback_unless_allowed() {
+        let e = session(false, "http://mcp.example.com/mcp").expect_err("must be refused");
+        assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl);
+        assert!(session(true, "http://mcp.example.com/mcp").is_ok());
+        assert!(session(false, "http://localhost:3000/mcp").is_ok());
+        assert!(session(false, "https://mcp.example.com/mcp").is_ok());
+    }
+
+    #[tokio::test]
+    async fn only_a_loopback_server_may_point_the_flow_at_loopback_http() {
+        let remote = session(false, "https://mcp.example.com/mcp").expect("a session");
+        let e = remote.http.parse_url("http://127.0.0.1:8080/admin", "u").expect_err("must be refused");
+        assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl);
+        let local = session(false, "http://localhost:3000/mcp").expect("a session");
+        assert!(local.http.parse_url("http://127.0.0.1:8080/metadata", "u").is_ok());
+    }
 }

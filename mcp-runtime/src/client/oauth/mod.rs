@@ -258,7 +258,9 @@ impl OAuthBuilder {
         self
     }
 
-    /// Allow plain http to hosts other than loopback (for development only).
+    /// Allow plain http to hosts other than loopback (for development only). Without it,
+    /// a plain http MCP server must be loopback, and only then may its metadata name
+    /// plain http loopback URLs (a remote server cannot point the flow at local services).
     pub fn allow_insecure_http(mut self, allow: bool) -> Self {
         self.allow_insecure_http = allow;
         self
