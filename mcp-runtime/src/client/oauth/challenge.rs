@@ -66,6 +66,17 @@ pub(crate) fn pick(challenges: &[Challenge]) -> Option<&Challenge> {
     challenges.iter().find(|c| c.is("Bearer") || c.is("DPoP")).or_else(|| challenges.first())
 }
 
+/// The error the request hook is told about: `use_dpop_nonce` if any challenge carries it
+/// (`Bearer realm=.., DPoP error="use_dpop_nonce"` asks for a nonce, not a new
+/// authorization), else the error of the challenge [`pick`] chooses.
+pub(crate) fn hook_error(challenges: &[Challenge]) -> Option<&str> {
+    const NONCE: &str = "use_dpop_nonce";
+    if challenges.iter().any(|c| c.error() == Some(NONCE)) {
+        return Some(NONCE);
+    }
+    pick(challenges).and_then(Challenge::error)
+}
+
 fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
@@ -201,6 +212,15 @@ mod tests {
         let mut all = parse_challenges([header]);
         assert_eq!(all.len(), 1, "{all:?}");
         all.remove(0)
+    }
+
+    #[test]
+    fn a_nonce_request_in_any_challenge_reaches_the_hook() {
+        let all = parse_challenges([r#"Bearer realm="mcp", DPoP error="use_dpop_nonce", algs="ES256""#]);
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert_eq!(hook_error(&all), Some("use_dpop_nonce"));
+        let all = parse_challenges([r#"Bearer error="invalid_token""#]);
+        assert_eq!(hook_error(&all), Some("invalid_token"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 
-use super::challenge::{Challenge, parse_challenges, pick};
+use super::challenge::{Challenge, hook_error, parse_challenges, pick};
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
 use super::error::{OAuthError, OAuthErrorKind};
 use super::fetch::OAuthHttp;
@@ -143,8 +143,7 @@ impl OAuthSession {
         let values = headers.get_all(http::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok());
         let challenges = parse_challenges(values);
         let challenge = pick(&challenges);
-        let error = challenge.and_then(Challenge::error);
-        if self.hook.retry(&self.mcp, status, headers, error) && !attempt.hook_retried {
+        if self.hook.retry(&self.mcp, status, headers, hook_error(&challenges)) && !attempt.hook_retried {
             attempt.hook_retried = true;
             return Ok(true);
         }
@@ -227,10 +226,9 @@ impl OAuthSession {
         stored: &TokenSet,
         refresh_token: &str,
     ) -> Result<TokenSet, OAuthError> {
-        let credentials =
-            self.config.store.client(&server.issuer)?.ok_or_else(|| {
-                OAuthError::new(OAuthErrorKind::Registration, "no client registration to refresh with")
-            })?;
+        let credentials = self
+            .known_identity(server)?
+            .ok_or_else(|| OAuthError::new(OAuthErrorKind::Registration, "no client registration to refresh with"))?;
         let scope = join(&stored.scopes());
         let mut tokens = request_token(
             &self.http,
@@ -297,13 +295,8 @@ impl OAuthSession {
         redirect_uri: &str,
         scope: Option<&str>,
     ) -> Result<ClientCredentials, OAuthError> {
-        if let Some(credentials) = self.config.preregistered(&server.issuer)? {
+        if let Some(credentials) = self.known_identity(server)? {
             return Ok(credentials);
-        }
-        if server.client_id_metadata_document_supported
-            && let Some(url) = &self.config.client_metadata_url
-        {
-            return Ok(ClientCredentials::public(url.clone()));
         }
         let request = RegistrationRequest {
             client_name: &self.config.client_name,
@@ -314,6 +307,19 @@ impl OAuthSession {
         let credentials = registration::register(&self.http, server, &request).await?;
         self.config.store.set_client(&server.issuer, credentials.clone())?;
         Ok(credentials)
+    }
+
+    /// The client's identity at `server` without registering: stored or pre-registered
+    /// credentials, else the Client ID Metadata Document URL where `server` supports
+    /// them. Authorizing and refreshing both ask here, so a CIMD client can refresh.
+    fn known_identity(&self, server: &ServerMetadata) -> Result<Option<ClientCredentials>, OAuthError> {
+        if let Some(credentials) = self.config.preregistered(&server.issuer)? {
+            return Ok(Some(credentials));
+        }
+        Ok(server
+            .client_id_metadata_document_supported
+            .then(|| self.config.client_metadata_url.clone().map(ClientCredentials::public))
+            .flatten())
     }
 
     /// The authorization code flow with PKCE at `server` for `resource`.
@@ -414,6 +420,27 @@ mod tests {
         assert!(session(true, "http://mcp.example.com/mcp").is_ok());
         assert!(session(false, "http://localhost:3000/mcp").is_ok());
         assert!(session(false, "https://mcp.example.com/mcp").is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_cimd_client_is_known_when_refreshing() {
+        let url = "https://app.example.com/client-metadata.json";
+        let oauth = OAuth::builder()
+            .authorization_handler(HeadlessRedirect::new("http://localhost:3000/callback"))
+            .client_metadata_url(url)
+            .build()
+            .expect("test fixture");
+        let session = oauth
+            .session("https://mcp.example.com/mcp".parse().expect("test fixture"), &Default::default())
+            .expect("a session");
+        let server: ServerMetadata = serde_json::from_value(serde_json::json!({
+            "issuer": "https://as.example.com",
+            "token_endpoint": "https://as.example.com/token",
+            "client_id_metadata_document_supported": true,
+        }))
+        .expect("test fixture");
+        let known = session.known_identity(&server).expect("no store error").expect("the CIMD identity");
+        assert_eq!(known.client_id(), url);
     }
 
     #[tokio::test]
