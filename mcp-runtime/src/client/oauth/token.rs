@@ -138,8 +138,24 @@ struct TokenResponse {
     refresh_token: Option<String>,
     #[serde(default)]
     scope: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_expires_in")]
     expires_in: Option<u64>,
+}
+
+/// The longest lifetime believed: a year. A larger `expires_in` is clamped to it.
+const MAX_EXPIRES_IN: u64 = 365 * 24 * 60 * 60;
+
+/// `expires_in` as a number or a numeric string (some servers send `"3600"`), clamped to
+/// [`MAX_EXPIRES_IN`]; anything else (negative, fractional junk, an object) is an unknown
+/// lifetime rather than a failed token response.
+fn lenient_expires_in<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    let seconds = match &value {
+        serde_json::Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
+        serde_json::Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    Ok(seconds.map(|s| s.min(MAX_EXPIRES_IN)))
 }
 
 /// The `error` code of an OAuth error body, if it is a short visible-ASCII token. Only
@@ -307,6 +323,22 @@ pub(crate) async fn request_token(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn expires_in_is_read_leniently() {
+        let parse = |v: serde_json::Value| {
+            serde_json::from_value::<super::TokenResponse>(serde_json::json!({"access_token": "t", "expires_in": v}))
+                .expect("a token response")
+                .expires_in
+        };
+        assert_eq!(parse(serde_json::json!(3600)), Some(3600));
+        assert_eq!(parse(serde_json::json!("3600")), Some(3600));
+        assert_eq!(parse(serde_json::json!(u64::MAX)), Some(super::MAX_EXPIRES_IN));
+        assert_eq!(parse(serde_json::json!(-5)), None);
+        assert_eq!(parse(serde_json::json!("soon")), None);
+        assert_eq!(parse(serde_json::json!({"s": 1})), None);
+        assert_eq!(parse(serde_json::Value::Null), None);
+    }
+
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;
 
