@@ -35,11 +35,20 @@ fn connector(roots: &crate::client::connector::Roots) -> Result<Connector, OAuth
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// An answer: status, headers and the (bounded) body.
-#[derive(Debug)]
 pub(crate) struct Fetched {
     pub(crate) status: StatusCode,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
+}
+
+/// The status and the body's length only: bodies and headers may carry tokens.
+impl std::fmt::Debug for Fetched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetched")
+            .field("status", &self.status)
+            .field("content_length", &self.body.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Fetched {
@@ -185,6 +194,17 @@ mod tests {
         let e = parse_url("http://as.example.com/authorize", "u", false).expect_err("must be refused");
         assert_eq!(e.kind(), OAuthErrorKind::UnsafeUrl);
         assert!(parse_url("http://as.example.com/authorize", "u", true).is_ok());
+    }
+
+    #[test]
+    fn fetched_debug_shows_no_body_or_headers() {
+        let mut headers = HeaderMap::new();
+        headers.insert("dpop-nonce", http::HeaderValue::from_static("n0nce"));
+        let fetched =
+            Fetched { status: StatusCode::OK, headers, body: Bytes::from_static(b"{\"access_token\":\"s3cret\"}") };
+        let shown = format!("{fetched:?}");
+        assert!(shown.contains("200") && shown.contains("content_length"), "{shown}");
+        assert!(!shown.contains("s3cret") && !shown.contains("n0nce"), "{shown}");
     }
 
     #[test]
