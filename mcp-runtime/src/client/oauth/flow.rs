@@ -124,7 +124,13 @@ impl OAuthSession {
     }
 
     pub(super) fn set_current(&self, issuer: &str, resource: &str, tokens: TokenSet) -> Result<(), OAuthError> {
-        self.config.store.set_tokens(issuer, resource, Some(tokens.clone()))?;
+        if tokens.token_type().eq_ignore_ascii_case("DPoP") {
+            // Bound to this process's DPoP key: useless (and refused) after it, so kept in
+            // memory for the session only, never in a store that may outlive it.
+            tracing::debug!(%issuer, "DPoP-bound token kept in memory, not stored");
+        } else {
+            self.config.store.set_tokens(issuer, resource, Some(tokens.clone()))?;
+        }
         *lock(&self.current) =
             Some(Arc::new(Current { issuer: issuer.to_owned(), resource: resource.to_owned(), tokens }));
         Ok(())
@@ -158,7 +164,9 @@ impl OAuthSession {
             (Some(_), None) => true,
             _ => false,
         };
-        if status == StatusCode::UNAUTHORIZED && replaced {
+        let reauthorizes = status == StatusCode::UNAUTHORIZED
+            || (status == StatusCode::FORBIDDEN && challenge.is_some_and(|c| c.error() == Some("insufficient_scope")));
+        if reauthorizes && replaced {
             // Another request authorized while this one was in flight.
             return Ok(true);
         }
@@ -191,7 +199,12 @@ impl OAuthSession {
     ) -> Result<(), OAuthError> {
         let (resource, server) = self.discover(challenge).await?;
         let (issuer, id) = (server.issuer.as_str(), resource.resource.as_str());
-        if let Some(stored) = self.config.store.tokens(issuer, id)? {
+        let stored = match self.config.store.tokens(issuer, id)? {
+            Some(stored) => Some(stored),
+            // A DPoP-bound token lives only in the session.
+            None => self.current().filter(|c| c.issuer == issuer && c.resource == id).map(|c| c.tokens.clone()),
+        };
+        if let Some(stored) = stored {
             let refused = sent.is_some_and(|s| {
                 s.issuer == issuer && s.resource == id && s.tokens.access_token() == stored.access_token()
             });
@@ -420,6 +433,26 @@ mod tests {
         assert!(session(true, "http://mcp.example.com/mcp").is_ok());
         assert!(session(false, "http://localhost:3000/mcp").is_ok());
         assert!(session(false, "https://mcp.example.com/mcp").is_ok());
+    }
+
+    #[tokio::test]
+    async fn dpop_bound_tokens_stay_out_of_the_store() {
+        let oauth = OAuth::builder()
+            .authorization_handler(HeadlessRedirect::new("http://localhost:3000/callback"))
+            .dpop(true)
+            .build()
+            .expect("test fixture");
+        let session = oauth
+            .session("https://mcp.example.com/mcp".parse().expect("test fixture"), &Default::default())
+            .expect("a session");
+        let (issuer, resource) = ("https://as.example.com", "https://mcp.example.com/mcp");
+        let dpop: TokenSet =
+            serde_json::from_value(serde_json::json!({"access_token": "d", "token_type": "DPoP"})).expect("fixture");
+        session.set_current(issuer, resource, dpop).expect("kept");
+        assert!(session.config.store.tokens(issuer, resource).expect("no store error").is_none());
+        assert_eq!(session.current().expect("in memory").tokens.access_token(), "d");
+        session.set_current(issuer, resource, TokenSet::bearer("b")).expect("kept");
+        assert!(session.config.store.tokens(issuer, resource).expect("no store error").is_some());
     }
 
     #[tokio::test]
