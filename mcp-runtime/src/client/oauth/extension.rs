@@ -232,7 +232,7 @@ impl OAuthSession {
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header(header::ACCEPT, "application/json")
             .body(Full::new(Bytes::from(grant.form())))
-            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "building the token exchange", e))?;
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "building the token exchange", e))?;
         tracing::info!(idp = %uri, "exchanging the ID token for an ID-JAG");
         let fetched = self.http.send(request).await?;
         if fetched.status != StatusCode::OK {

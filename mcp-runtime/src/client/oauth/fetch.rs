@@ -110,7 +110,7 @@ impl OAuthHttp {
         let request = Request::get(uri.clone())
             .header(header::ACCEPT, accept)
             .body(Full::new(Bytes::new()))
-            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, format!("cannot build GET {uri}"), e))?;
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, format!("cannot build GET {uri}"), e))?;
         self.send(request).await
     }
 

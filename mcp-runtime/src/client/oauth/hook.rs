@@ -66,7 +66,7 @@ pub(crate) struct DpopHook {
 
 impl DpopHook {
     pub(crate) fn new() -> Result<Self, OAuthError> {
-        let key = DpopKey::generate().map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "DPoP key", e))?;
+        let key = DpopKey::generate().map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "DPoP key", e))?;
         tracing::debug!(jkt = key.thumbprint(), "made a DPoP key");
         Ok(DpopHook { key, nonces: Mutex::default() })
     }
@@ -95,9 +95,9 @@ impl RequestHook for DpopHook {
         let proof = self
             .key
             .proof(method.as_str(), &url, bound.map(TokenSet::access_token), nonce.as_deref())
-            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "making a DPoP proof", e))?;
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "making a DPoP proof", e))?;
         let mut proof = HeaderValue::from_str(&proof)
-            .map_err(|_| OAuthError::new(OAuthErrorKind::Config, "the DPoP proof is not a valid header value"))?;
+            .map_err(|_| OAuthError::new(OAuthErrorKind::Internal, "the DPoP proof is not a valid header value"))?;
         proof.set_sensitive(true);
         let mut headers = vec![(HeaderName::from_static("dpop"), proof)];
         if let Some(token) = bound {

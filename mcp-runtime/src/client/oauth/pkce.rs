@@ -12,7 +12,7 @@ pub(crate) fn random_b64(n: usize) -> Result<String, OAuthError> {
     let mut bytes = vec![0u8; n];
     SystemRandom::new()
         .fill(&mut bytes)
-        .map_err(|_| OAuthError::new(OAuthErrorKind::Config, "the system random generator failed"))?;
+        .map_err(|_| OAuthError::new(OAuthErrorKind::Internal, "the system random generator failed"))?;
     Ok(URL_SAFE_NO_PAD.encode(bytes))
 }
 

@@ -215,12 +215,12 @@ pub(crate) async fn register(
     if let Some(scope) = request.scope {
         body["scope"] = serde_json::Value::from(scope);
     }
-    let body = serde_json::to_vec(&body).map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "encoding", e))?;
+    let body = serde_json::to_vec(&body).map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "encoding", e))?;
     let request = Request::post(uri.clone())
         .header(header::CONTENT_TYPE, "application/json")
         .header(header::ACCEPT, "application/json")
         .body(Full::new(Bytes::from(body)))
-        .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "building the registration request", e))?;
+        .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "building the registration request", e))?;
     let fetched = http.send(request).await?;
     if fetched.status != StatusCode::CREATED && fetched.status != StatusCode::OK {
         let error = super::token::error_code(&fetched.body);

@@ -246,7 +246,7 @@ impl TokenRequest<'_> {
                 }
                 let assertion = key
                     .sign(id, &self.metadata.issuer)
-                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "signing the client assertion", e))?;
+                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "signing the client assertion", e))?;
                 form.append_pair("client_assertion_type", CLIENT_ASSERTION_JWT);
                 form.append_pair("client_assertion", &assertion);
             }
@@ -284,7 +284,7 @@ pub(crate) async fn request_token(
         }
         let built = builder
             .body(Full::new(Bytes::from(form.clone())))
-            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Config, "building the token request", e))?;
+            .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "building the token request", e))?;
         let fetched = http.send(built).await?;
         if fetched.status == StatusCode::OK {
             hook.observe(&uri, &fetched.headers);
