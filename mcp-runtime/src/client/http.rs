@@ -107,9 +107,11 @@ impl HttpLink {
         oauth: &super::oauth::OAuth,
         roots: &super::connector::Roots,
     ) -> Result<Self, ClientError> {
-        if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.oauth = Some(oauth.session(shared.uri.clone(), roots)?);
-        }
+        // Attached while building, before the link is cloned; a link already shared would
+        // otherwise go on silently without authorization.
+        let shared = Arc::get_mut(&mut self.shared)
+            .ok_or_else(|| ClientError::transport("OAuth must be attached before the HTTP link is shared"))?;
+        shared.oauth = Some(oauth.session(shared.uri.clone(), roots)?);
         Ok(self)
     }
 }
