@@ -173,7 +173,8 @@ pub(crate) async fn resource_metadata(
 }
 
 /// Fetches and checks the metadata of `issuer`: the first candidate answering 200 with
-/// JSON is used; its `issuer` must equal `issuer` exactly and it must offer PKCE `S256`.
+/// JSON is used; its `issuer` must equal `issuer` exactly. PKCE `S256` is checked only by
+/// the authorization code flow ([`require_pkce`]).
 pub(crate) async fn server_metadata(http: &OAuthHttp, issuer: &str) -> Result<ServerMetadata, OAuthError> {
     let mut last = None;
     for url in crate::oauth_urls::authorization_server_metadata_urls(issuer) {
@@ -189,9 +190,15 @@ pub(crate) async fn server_metadata(http: &OAuthHttp, issuer: &str) -> Result<Se
                 continue;
             }
         };
-        let metadata: ServerMetadata = fetched
-            .json("the authorization server metadata")
-            .map_err(|e| OAuthError::with_source(OAuthErrorKind::ServerMetadata, format!("GET {uri}"), e))?;
+        let metadata: ServerMetadata = match fetched.json("the authorization server metadata") {
+            Ok(metadata) => metadata,
+            Err(e) => {
+                // A 200 that is not metadata (an HTML page): the next candidate may be.
+                tracing::debug!(url = %uri, "a 200 that is not authorization server metadata");
+                last = Some(OAuthError::with_source(OAuthErrorKind::ServerMetadata, format!("GET {uri}"), e));
+                continue;
+            }
+        };
         return check_server_metadata(metadata, issuer, &uri);
     }
     Err(last.unwrap_or_else(|| {
@@ -213,6 +220,13 @@ pub(crate) fn check_server_metadata(
             format!("the metadata at {uri} claims issuer {:?}, not {issuer:?}: not used", metadata.issuer),
         ));
     }
+    Ok(metadata)
+}
+
+/// Refuses a server that does not advertise PKCE `S256`: needed by the authorization
+/// code flow only, not by the client credentials or jwt-bearer grants.
+pub(crate) fn require_pkce(metadata: &ServerMetadata) -> Result<(), OAuthError> {
+    let issuer = &metadata.issuer;
     let s256 = metadata.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"));
     if !s256 {
         return Err(OAuthError::new(
@@ -222,7 +236,7 @@ pub(crate) fn check_server_metadata(
             ),
         ));
     }
-    Ok(metadata)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -285,8 +299,9 @@ mod tests {
             assert_eq!(e.kind(), OAuthErrorKind::ServerMetadata, "{claimed}");
         }
         for pkce in [None, Some(&["plain"][..])] {
-            let e = check_server_metadata(metadata("http://localhost:1", pkce), "http://localhost:1", &at)
-                .expect_err("must be refused");
+            let checked = check_server_metadata(metadata("http://localhost:1", pkce), "http://localhost:1", &at)
+                .expect("PKCE is not required of every flow");
+            let e = require_pkce(&checked).expect_err("must be refused");
             assert_eq!(e.kind(), OAuthErrorKind::PkceUnsupported);
         }
     }

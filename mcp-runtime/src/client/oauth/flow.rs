@@ -347,6 +347,7 @@ impl OAuthSession {
             scopes.push("offline_access".into());
         }
         let scope = join(&scopes);
+        discovery::require_pkce(server)?;
         let handler = self.config.handler.as_ref().ok_or_else(|| {
             OAuthError::new(OAuthErrorKind::Config, "no authorization handler to take the user to the server")
         })?;
