@@ -215,7 +215,8 @@ pub(crate) async fn register(
     if let Some(scope) = request.scope {
         body["scope"] = serde_json::Value::from(scope);
     }
-    let body = serde_json::to_vec(&body).map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "encoding", e))?;
+    let body =
+        serde_json::to_vec(&body).map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "encoding", e))?;
     let request = Request::post(uri.clone())
         .header(header::CONTENT_TYPE, "application/json")
         .header(header::ACCEPT, "application/json")

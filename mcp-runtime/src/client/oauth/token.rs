@@ -244,9 +244,9 @@ impl TokenRequest<'_> {
                         format!("the authorization server does not accept {algorithm} client assertions"),
                     ));
                 }
-                let assertion = key
-                    .sign(id, &self.metadata.issuer)
-                    .map_err(|e| OAuthError::with_source(OAuthErrorKind::Internal, "signing the client assertion", e))?;
+                let assertion = key.sign(id, &self.metadata.issuer).map_err(|e| {
+                    OAuthError::with_source(OAuthErrorKind::Internal, "signing the client assertion", e)
+                })?;
                 form.append_pair("client_assertion_type", CLIENT_ASSERTION_JWT);
                 form.append_pair("client_assertion", &assertion);
             }
