@@ -27,6 +27,7 @@ mod connection_slots;
 mod exchange;
 mod exposure;
 mod listener;
+mod open_streams;
 mod metadata;
 mod reply;
 mod request_body;
