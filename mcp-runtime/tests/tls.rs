@@ -269,10 +269,8 @@ async fn an_h2_client_that_never_sends_its_preface_is_dropped_and_its_streams_ar
     assert!(received.len() >= 9 && received[3] == 0x4, "a SETTINGS frame first: {received:?}");
     let length = usize::from(received[0]) << 16 | usize::from(received[1]) << 8 | usize::from(received[2]);
     let settings = received.get(9..9 + length).expect("the whole SETTINGS frame");
-    let max_streams = settings
-        .chunks_exact(6)
-        .find(|s| s[..2] == [0, 3])
-        .map(|s| u32::from_be_bytes([s[2], s[3], s[4], s[5]]));
+    let max_streams =
+        settings.chunks_exact(6).find(|s| s[..2] == [0, 3]).map(|s| u32::from_be_bytes([s[2], s[3], s[4], s[5]]));
     assert_eq!(max_streams, Some(5), "{settings:?}");
     // Its slot (the only one) is free again.
     let client = Client::builder().add_root_certificate(ca.der.clone()).connect_http(&url).await.expect("connected");

@@ -144,8 +144,9 @@ impl FileTokenStore {
         // Only a file this call created is removed again.
         let file = create_private(&temp).map_err(|e| self.error("cannot write the token store", e))?;
         let written = write_all_synced(file, &bytes).map_err(|e| self.error("cannot write the token store", e));
-        let replaced =
-            written.and_then(|()| std::fs::rename(&temp, &self.path).map_err(|e| self.error("cannot replace the token store", e)));
+        let replaced = written.and_then(|()| {
+            std::fs::rename(&temp, &self.path).map_err(|e| self.error("cannot replace the token store", e))
+        });
         if replaced.is_err() {
             let _ = std::fs::remove_file(&temp);
         }
@@ -279,7 +280,9 @@ mod tests {
                 std::thread::spawn(move || {
                     for i in 0..25 {
                         let resource = format!("https://r/{who}{i}");
-                        store.set_tokens("https://as1", &resource, Some(TokenSet::bearer(who))).expect("a write succeeds");
+                        store
+                            .set_tokens("https://as1", &resource, Some(TokenSet::bearer(who)))
+                            .expect("a write succeeds");
                     }
                 })
             })
