@@ -122,7 +122,6 @@ impl Shared {
     /// Sends the request `make` builds. With OAuth, presents the current token, and when
     /// the server refuses (401, 403) lets the flow authorize and builds and sends the
     /// request again (a bounded number of times).
-    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, reason = "only the OAuth flow retries"))]
     async fn send(
         &self,
         make: impl Fn() -> Result<Request<Full<Bytes>>, ClientError>,
@@ -132,6 +131,7 @@ impl Shared {
 
     /// [`send`](Self::send), each HTTP exchange (not an authorization between them)
     /// limited to `exchange_timeout`.
+    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, reason = "only the OAuth flow retries"))]
     async fn send_within(
         &self,
         exchange_timeout: Option<std::time::Duration>,

@@ -6,7 +6,6 @@
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::watch;
@@ -28,6 +27,7 @@ pub(super) struct Streams {
 pub(super) struct OpenStreams(Arc<watch::Sender<Streams>>);
 
 impl OpenStreams {
+    #[cfg(feature = "tls")]
     pub(super) fn new() -> Self {
         OpenStreams(Arc::new(watch::Sender::new(Streams::default())))
     }
@@ -43,7 +43,8 @@ impl OpenStreams {
     }
 
     /// Resolves once no request has been open for `idle` in a row; returns what was served.
-    pub(super) async fn idle_for(&self, idle: Duration) -> Streams {
+    #[cfg(feature = "tls")]
+    pub(super) async fn idle_for(&self, idle: std::time::Duration) -> Streams {
         let mut streams = self.0.subscribe();
         loop {
             // The sender lives in `self`, so these waits never see it closed.
