@@ -227,6 +227,56 @@ async fn a_client_that_stalls_the_handshake_is_dropped() {
     assert_eq!(echo_over(&client).await, "over TLS");
 }
 
+#[tokio::test]
+async fn an_h2_client_that_never_sends_its_preface_is_dropped_and_its_streams_are_capped() {
+    let ca = TestCa::new("tls test CA");
+    let config = HttpConfig::default()
+        .tls(ca.server_tls(&["127.0.0.1"]))
+        .header_read_timeout(Duration::from_millis(300))
+        .max_streams_per_client(5)
+        .max_connections(1);
+    let url = serve(config).await;
+    let addr = url.trim_start_matches("https://").trim_end_matches("/mcp").to_owned();
+    // Finish the TLS handshake with ALPN h2, then say nothing (no HTTP/2 preface).
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ca.der.clone()).expect("test fixture");
+    let mut client_tls =
+        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("test fixture")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    client_tls.alpn_protocols = vec![b"h2".to_vec()];
+    let tcp = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("test fixture");
+    let mut idle =
+        tokio_rustls::TlsConnector::from(Arc::new(client_tls)).connect(name, tcp).await.expect("TLS handshake");
+    assert_eq!(idle.get_ref().1.alpn_protocol(), Some(b"h2".as_slice()));
+    // The server sends its SETTINGS, then closes the connection once the timeout passes.
+    let mut received = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut buf = [0u8; 1024];
+        loop {
+            match idle.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the silent h2 connection is closed in time");
+    // Its first frame is SETTINGS, with MAX_CONCURRENT_STREAMS (0x3) at the per-client cap.
+    assert!(received.len() >= 9 && received[3] == 0x4, "a SETTINGS frame first: {received:?}");
+    let length = usize::from(received[0]) << 16 | usize::from(received[1]) << 8 | usize::from(received[2]);
+    let settings = received.get(9..9 + length).expect("the whole SETTINGS frame");
+    let max_streams =
+        settings.chunks_exact(6).find(|s| s[..2] == [0, 3]).map(|s| u32::from_be_bytes([s[2], s[3], s[4], s[5]]));
+    assert_eq!(max_streams, Some(5), "{settings:?}");
+    // Its slot (the only one) is free again.
+    let client = Client::builder().add_root_certificate(ca.der.clone()).connect_http(&url).await.expect("connected");
+    assert_eq!(echo_over(&client).await, "over TLS");
+}
+
 #[test]
 fn unusable_server_certificates_and_keys_are_clear_errors() {
     let ca = TestCa::new("tls test CA");

@@ -124,9 +124,19 @@ impl Shared {
     /// Sends the request `make` builds. With OAuth, presents the current token, and when
     /// the server refuses (401, 403) lets the flow authorize and builds and sends the
     /// request again (a bounded number of times).
-    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, reason = "only the OAuth flow retries"))]
     async fn send(
         &self,
+        make: impl Fn() -> Result<Request<Full<Bytes>>, ClientError>,
+    ) -> Result<http::Response<hyper::body::Incoming>, ClientError> {
+        self.send_within(None, make).await
+    }
+
+    /// [`send`](Self::send), each HTTP exchange (not an authorization between them)
+    /// limited to `exchange_timeout`.
+    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop, reason = "only the OAuth flow retries"))]
+    async fn send_within(
+        &self,
+        exchange_timeout: Option<std::time::Duration>,
         make: impl Fn() -> Result<Request<Full<Bytes>>, ClientError>,
     ) -> Result<http::Response<hyper::body::Incoming>, ClientError> {
         #[cfg(feature = "oauth")]
@@ -148,11 +158,14 @@ impl Shared {
                 }
                 None => None,
             };
-            let response = self
-                .client
-                .request(request)
-                .await
-                .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
+            let exchange = self.client.request(request);
+            let response = match exchange_timeout {
+                Some(limit) => tokio::time::timeout(limit, exchange)
+                    .await
+                    .map_err(|_| ClientError::transport("the server did not answer in time"))?,
+                None => exchange.await,
+            }
+            .map_err(|e| ClientError::transport_source("the HTTP request failed", e))?;
             #[cfg(feature = "oauth")]
             if let Some(oauth) = &self.oauth
                 && matches!(response.status(), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
@@ -284,19 +297,16 @@ impl Shared {
     /// requests it sends there right after are not lost). A server without one (400, 404,
     /// 405) is fine.
     async fn listen(self: &Arc<Self>) {
-        let opened = tokio::time::timeout(LISTEN_OPEN_TIMEOUT, self.send(|| self.get(None))).await;
-        let response = match opened {
-            Ok(Ok(response)) if response.status().is_success() && is_event_stream(&response) => response,
-            Ok(Ok(response)) => {
+        // The timeout bounds each HTTP exchange, not an OAuth authorization the GET may
+        // need (which can wait for the user).
+        let response = match self.send_within(Some(LISTEN_OPEN_TIMEOUT), || self.get(None)).await {
+            Ok(response) if response.status().is_success() && is_event_stream(&response) => response,
+            Ok(response) => {
                 tracing::debug!(status = %response.status(), "no standalone stream");
                 return;
             }
-            Ok(Err(e)) => {
+            Err(e) => {
                 tracing::debug!(error = %e, "no standalone stream");
-                return;
-            }
-            Err(_) => {
-                tracing::debug!("the standalone stream did not open in time");
                 return;
             }
         };

@@ -6,7 +6,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -137,8 +137,10 @@ where
 type Show = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Receives the redirect on a loopback port: binds `127.0.0.1:0`, shows the URL (by
-/// default printed to stderr for the user to open), then serves `GET /callback` once
-/// (a bounded request, a timeout) and answers with a short page.
+/// default printed to stderr for the user to open), then serves connections (up to 8 at
+/// once, each a bounded request within 10 s) until a `GET /callback` carries the `state`
+/// of the authorization URL, and answers it with a short page. A callback with another
+/// state gets 400 and the wait goes on, until the [`timeout`](Self::timeout).
 ///
 /// ```
 /// # async fn run() -> std::io::Result<()> {
@@ -210,23 +212,38 @@ impl AuthorizationHandler for LoopbackRedirect {
         let show = Arc::clone(&self.show);
         let busy = Arc::clone(&self.busy);
         let timeout = self.timeout;
+        // The `state` this authorization request carries: only a redirect echoing it ends
+        // the wait (without one in the URL, any redirect does).
+        let expected: Option<Arc<str>> = url
+            .parse::<Uri>()
+            .ok()
+            .and_then(|uri| CallbackParams::from_query(uri.query().unwrap_or_default()).state)
+            .map(Arc::from);
         Box::pin(async move {
             let _one_at_a_time = busy.lock().await;
             show(&url);
+            let (found_tx, mut found_rx) = tokio::sync::mpsc::channel::<CallbackParams>(1);
+            let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+            // Dropped with the wait, which aborts the connections still open.
+            let mut connections = tokio::task::JoinSet::new();
             let wait = async {
                 loop {
-                    let stream = match listener.accept().await {
-                        Ok((stream, _)) => stream,
-                        Err(e) => {
-                            // Out of file descriptors and the like: wait rather than spin.
-                            tracing::debug!(error = %e, "the redirect listener could not accept");
-                            tokio::time::sleep(Duration::from_millis(100)).await;
-                            continue;
+                    tokio::select! {
+                        found = found_rx.recv() => {
+                            // `found_tx` lives here, so `recv` only ends with a value.
+                            if let Some(params) = found {
+                                return params;
+                            }
                         }
-                    };
-                    if let Some(params) = serve_one(stream).await {
-                        return params;
+                        (stream, permit) = accept(&listener, &permits) => {
+                            let (found, expected) = (found_tx.clone(), expected.clone());
+                            connections.spawn(async move {
+                                let _permit = permit;
+                                serve_one(stream, expected, found).await;
+                            });
+                        }
                     }
+                    while connections.try_join_next().is_some() {}
                 }
             };
             tokio::time::timeout(timeout, wait).await.map_err(|_| {
@@ -236,19 +253,52 @@ impl AuthorizationHandler for LoopbackRedirect {
     }
 }
 
-/// Serves one connection; the parameters if it was `GET /callback?…`.
-async fn serve_one(stream: tokio::net::TcpStream) -> Option<CallbackParams> {
-    let found: Arc<Mutex<Option<CallbackParams>>> = Arc::default();
-    let slot = Arc::clone(&found);
+/// Connections the listener serves at once; more wait in the listen backlog.
+const MAX_CONNECTIONS: usize = 8;
+
+/// The next connection, once fewer than [`MAX_CONNECTIONS`] are being served.
+async fn accept(
+    listener: &TcpListener,
+    permits: &Arc<tokio::sync::Semaphore>,
+) -> (tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit) {
+    // The semaphore is never closed.
+    let Ok(permit) = Arc::clone(permits).acquire_owned().await else { return std::future::pending().await };
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => return (stream, permit),
+            Err(e) => {
+                // Out of file descriptors and the like: wait rather than spin.
+                tracing::debug!(error = %e, "the redirect listener could not accept");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+const WRONG_STATE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Not this request</title>\
+<p>This redirect does not belong to the pending authorization request (its state differs). \
+Still waiting for the right one.</p>";
+
+/// Serves one connection (a bounded request, within [`CONNECTION_TIMEOUT`]). A
+/// `GET /callback` whose `state` is `expected` (any, when `None`) is sent to `found`;
+/// one with another state gets 400 and is ignored.
+async fn serve_one(
+    stream: tokio::net::TcpStream,
+    expected: Option<Arc<str>>,
+    found: tokio::sync::mpsc::Sender<CallbackParams>,
+) {
     let service = service_fn(move |request: http::Request<hyper::body::Incoming>| {
-        let slot = Arc::clone(&slot);
+        let (found, expected) = (found.clone(), expected.clone());
         async move {
             let response = if request.method() == http::Method::GET && request.uri().path() == "/callback" {
                 let params = CallbackParams::from_query(request.uri().query().unwrap_or_default());
-                *slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(params);
-                Response::builder()
-                    .header(http::header::CONTENT_TYPE, "text/html; charset=utf-8")
-                    .body(Full::new(Bytes::from_static(PAGE.as_bytes())))
+                if expected.as_deref().is_none_or(|state| params.state.as_deref() == Some(state)) {
+                    let _ = found.try_send(params);
+                    html(StatusCode::OK, PAGE)
+                } else {
+                    tracing::debug!("a redirect with another state reached the redirect listener; ignored");
+                    html(StatusCode::BAD_REQUEST, WRONG_STATE_PAGE)
+                }
             } else {
                 Response::builder().status(StatusCode::NOT_FOUND).body(Full::new(Bytes::new()))
             };
@@ -262,12 +312,23 @@ async fn serve_one(stream: tokio::net::TcpStream) -> Option<CallbackParams> {
     if tokio::time::timeout(CONNECTION_TIMEOUT, connection).await.is_err() {
         tracing::debug!("a connection to the redirect listener timed out");
     }
-    found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+}
+
+fn html(status: StatusCode, page: &'static str) -> http::Result<Response<Full<Bytes>>> {
+    Response::builder()
+        .status(status)
+        .header(http::header::CONTENT_TYPE, "text/html; charset=utf-8")
+        .body(Full::new(Bytes::from_static(page.as_bytes())))
 }
 
 /// For authorization servers that redirect at once, without a user (test servers,
 /// pre-approved clients): GETs the authorization URL without following redirects and
 /// reads the parameters from `Location`.
+///
+/// It fetches with its own client: the Mozilla/platform roots only, https only (http just
+/// for loopback hosts). Root certificates added on the client builder and
+/// `allow_insecure_http` do not apply to it, so an authorization endpoint behind a private
+/// CA needs an [`authorization_fn`] of your own.
 #[derive(Debug, Clone)]
 pub struct HeadlessRedirect {
     redirect_uri: String,
@@ -316,6 +377,7 @@ impl AuthorizationHandler for HeadlessRedirect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
     #[tokio::test]
     async fn the_loopback_listener_returns_the_redirect_parameters() {
@@ -342,6 +404,33 @@ mod tests {
         assert_eq!(params.iss.as_deref(), Some("https://as.example"));
         assert!(!format!("{params:?}").contains("c0de"));
         assert_eq!(*shown.lock().expect("test lock"), "https://as.example/authorize?x=1");
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_or_a_foreign_state_does_not_end_or_stall_the_wait() {
+        let redirect = LoopbackRedirect::bind_with(|_: &str| {}).await.expect("binding 127.0.0.1:0");
+        let callback = redirect.redirect_uri();
+        let waiting = tokio::spawn(redirect.authorize("https://as.example/authorize?state=mine&x=1".into()));
+        // A connection that sends nothing holds no one up.
+        let addr = callback.trim_start_matches("http://").trim_end_matches("/callback").to_owned();
+        let _idle = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let roots = crate::client::connector::Roots::default();
+        let http = OAuthHttp::new(Duration::from_secs(5), false, &roots).expect("a fetcher");
+        let foreign = format!("{callback}?code=other&state=theirs").parse().expect("test URL");
+        let refused = http.get(&foreign, "text/html").await.expect("the listener answers");
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+        assert!(!waiting.is_finished(), "a foreign state does not end the wait");
+        let hit = format!("{callback}?code=c0de&state=mine").parse().expect("test URL");
+        let page = http.get(&hit, "text/html").await.expect("the listener answers");
+        assert_eq!(page.status, StatusCode::OK);
+        let params = tokio::time::timeout(Duration::from_secs(3), waiting)
+            .await
+            .expect("in time, not after the idle connection's timeout")
+            .expect("the task")
+            .expect("the parameters");
+        assert_eq!(params.code.as_deref(), Some("c0de"));
+        assert_eq!(params.state.as_deref(), Some("mine"));
     }
 
     #[tokio::test]

@@ -90,9 +90,16 @@ impl TokenStore for MemoryTokenStore {
 
 /// A JSON file, for command-line tools that should not ask the user again on every run.
 ///
-/// Every change rewrites the file atomically (a temporary file in the same directory,
-/// created readable and writable by the owner only, then renamed over it), so a crash
-/// never leaves half a file and other users cannot read the tokens.
+/// Every change rewrites the file atomically (a temporary file with a random name in the
+/// same directory, then renamed over it), so a crash never leaves half a file. On unix the
+/// file is created with mode 0600 (readable and writable by its owner only); elsewhere it
+/// gets the directory's default permissions (on Windows, the access list inherited from
+/// the directory), so keep it in a directory only its user can read.
+///
+/// Each read and each read-modify-write holds an exclusive advisory lock on a companion
+/// file, `.NAME.lock` next to the store (created once, never removed), so several stores
+/// on one path, in one process or in several, do not lose each other's updates. Advisory
+/// means other programs that write the file without taking the lock are not held back.
 ///
 /// ```
 /// use mcp::client::oauth::{ClientCredentials, FileTokenStore, TokenSet, TokenStore};
@@ -132,41 +139,69 @@ impl FileTokenStore {
 
     fn write(&self, contents: &Contents) -> Result<(), OAuthError> {
         let bytes = serde_json::to_vec_pretty(contents).map_err(|e| self.error("cannot encode the token store", e))?;
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let temp = self.path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        write_private(&temp, &bytes).map_err(|e| {
+        let suffix = super::pkce::random_b64(12)?;
+        let temp = self.path.with_file_name(format!(".{}.{suffix}.tmp", self.file_name()));
+        // Only a file this call created is removed again.
+        let file = create_private(&temp).map_err(|e| self.error("cannot write the token store", e))?;
+        let written = write_all_synced(file, &bytes).map_err(|e| self.error("cannot write the token store", e));
+        let replaced = written.and_then(|()| {
+            std::fs::rename(&temp, &self.path).map_err(|e| self.error("cannot replace the token store", e))
+        });
+        if replaced.is_err() {
             let _ = std::fs::remove_file(&temp);
-            self.error("cannot write the token store", e)
-        })?;
-        std::fs::rename(&temp, &self.path).map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            self.error("cannot replace the token store", e)
-        })
+        }
+        replaced
+    }
+
+    fn file_name(&self) -> String {
+        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// Holds the store's advisory lock (on `.NAME.lock`) until the returned file drops; the
+    /// in-process guard must be held already.
+    fn file_lock(&self) -> Result<std::fs::File, OAuthError> {
+        let path = self.path.with_file_name(format!(".{}.lock", self.file_name()));
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&path).map_err(|e| self.error("cannot open the lock file of the token store", e))?;
+        file.lock().map_err(|e| self.error("cannot lock the token store", e))?;
+        Ok(file)
     }
 
     fn update(&self, change: impl FnOnce(&mut Contents)) -> Result<(), OAuthError> {
         let _guard = lock(&self.guard);
+        let _file_lock = self.file_lock()?;
         let mut contents = self.read()?;
         change(&mut contents);
         self.write(&contents)
     }
+
+    fn read_locked(&self) -> Result<Contents, OAuthError> {
+        let _guard = lock(&self.guard);
+        let _file_lock = self.file_lock()?;
+        self.read()
+    }
 }
 
-/// Writes `bytes` to a new file at `path` that only its owner may read or write.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Creates a new file at `path` that only its owner may read or write (on unix).
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
+    options.open(path)
+}
+
+fn write_all_synced(mut file: std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()
 }
 
 impl TokenStore for FileTokenStore {
     fn tokens(&self, issuer: &str, resource: &str) -> Result<Option<TokenSet>, OAuthError> {
-        let _guard = lock(&self.guard);
-        Ok(self.read()?.tokens.remove(&key(issuer, resource)))
+        Ok(self.read_locked()?.tokens.remove(&key(issuer, resource)))
     }
 
     fn set_tokens(&self, issuer: &str, resource: &str, tokens: Option<TokenSet>) -> Result<(), OAuthError> {
@@ -174,8 +209,7 @@ impl TokenStore for FileTokenStore {
     }
 
     fn client(&self, issuer: &str) -> Result<Option<ClientCredentials>, OAuthError> {
-        let _guard = lock(&self.guard);
-        Ok(self.read()?.clients.remove(issuer))
+        Ok(self.read_locked()?.clients.remove(issuer))
     }
 
     fn set_client(&self, issuer: &str, credentials: ClientCredentials) -> Result<(), OAuthError> {
@@ -222,10 +256,53 @@ mod tests {
             let mode = std::fs::metadata(&path).expect("test fixture").permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-        let leftovers: Vec<_> = std::fs::read_dir(&dir).expect("test fixture").filter_map(Result::ok).collect();
-        assert_eq!(leftovers.len(), 1, "only the store itself remains");
+        let mut leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .expect("test fixture")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        leftovers.sort();
+        assert_eq!(leftovers, [".tokens.json.lock", "tokens.json"], "only the store (and its lock file) remains");
         std::fs::write(&path, b"not json").expect("test fixture");
         assert_eq!(again.client("https://as1").expect_err("must be refused").kind(), OAuthErrorKind::Store);
+        std::fs::remove_dir_all(&dir).expect("test fixture");
+    }
+
+    #[test]
+    fn two_stores_on_one_path_lose_no_updates() {
+        let dir = std::env::temp_dir().join(format!("mcp-store-race-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("test fixture");
+        let path = dir.join("tokens.json");
+        let writers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|who| {
+                let store = FileTokenStore::new(&path);
+                std::thread::spawn(move || {
+                    for i in 0..25 {
+                        let resource = format!("https://r/{who}{i}");
+                        store
+                            .set_tokens("https://as1", &resource, Some(TokenSet::bearer(who)))
+                            .expect("a write succeeds");
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().expect("the writer finishes");
+        }
+        let store = FileTokenStore::new(&path);
+        for who in ["a", "b"] {
+            for i in 0..25 {
+                let resource = format!("https://r/{who}{i}");
+                assert_eq!(store.tokens("https://as1", &resource).expect("test fixture"), Some(TokenSet::bearer(who)));
+            }
+        }
+        let temps = std::fs::read_dir(&dir)
+            .expect("test fixture")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count();
+        assert_eq!(temps, 0, "no temporary file is left behind");
         std::fs::remove_dir_all(&dir).expect("test fixture");
     }
 }

@@ -244,6 +244,10 @@ impl HttpConfig {
     /// (hyper sends no 408: there is no request to answer yet). Behind a reverse proxy that
     /// keeps upstream connections alive, set the proxy's idle timeout below this (nginx:
     /// `keepalive_timeout` in the `upstream` block, default 60 s).
+    ///
+    /// Over TLS with HTTP/2 it is the idle timeout too: a connection with no request open
+    /// for this long is shut down gracefully (GOAWAY), and one that sent no request at all
+    /// (not even its preface) is dropped.
     #[must_use]
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
@@ -332,6 +336,9 @@ impl HttpConfig {
     /// server (axum), the endpoint reads the peer from a [`SocketAddr`] in the request's
     /// extensions: insert it in a middleware (from axum's `ConnectInfo<SocketAddr>`).
     /// Without auth and without that, all clients share one allowance of this size.
+    ///
+    /// Over TLS with HTTP/2 it is also each connection's `SETTINGS_MAX_CONCURRENT_STREAMS`
+    /// (at least 1), so that one connection cannot take every request slot.
     #[must_use]
     pub fn max_streams_per_client(mut self, streams: usize) -> Self {
         self.max_streams_per_client = streams;

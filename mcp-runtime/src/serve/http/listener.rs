@@ -7,6 +7,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 use super::connection_slots::ConnectionSlots;
+use super::open_streams::{OpenStreams, TrackedBody};
 use super::{HttpConfig, McpHttpService};
 use crate::Server;
 
@@ -119,6 +120,8 @@ struct Connections {
 struct TlsServing {
     acceptor: tokio_rustls::TlsAcceptor,
     handshake_timeout: Duration,
+    /// How long an HTTP/2 connection may have no request open (the header-read timeout).
+    idle_timeout: Duration,
     http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
 }
 
@@ -126,30 +129,42 @@ struct TlsServing {
 impl TlsServing {
     fn new(tls: &crate::tls::ServerTlsConfig, config: &HttpConfig) -> Self {
         let mut http2 = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
-        // HTTP/2 has no header-read timeout; pings at the same interval find peers that
-        // went away, and close their connection (and slot).
+        // HTTP/2 has no header-read timeout: `serve_h2` closes connections idle that long
+        // (which covers a client that never sends its preface), and pings at the same
+        // interval find peers that went away during a long request. One connection may
+        // open as many streams as one client may hold long-lived ones, not hyper's 200
+        // (which could take every request permit).
+        let streams = u32::try_from(config.max_streams_per_client.max(1)).unwrap_or(u32::MAX);
         http2
             .timer(hyper_util::rt::TokioTimer::new())
             .keep_alive_interval(config.header_read_timeout)
-            .keep_alive_timeout(config.header_read_timeout);
-        TlsServing { acceptor: tls.acceptor(), handshake_timeout: config.tls_handshake_timeout, http2 }
+            .keep_alive_timeout(config.header_read_timeout)
+            .max_concurrent_streams(streams);
+        TlsServing {
+            acceptor: tls.acceptor(),
+            handshake_timeout: config.tls_handshake_timeout,
+            idle_timeout: config.header_read_timeout,
+            http2,
+        }
     }
 }
 
 /// The MCP service for one connection's requests: it records the peer's address (for
 /// the per-client cap on long-lived streams) and, for HTTP/2, turns `:authority` into
 /// `Host` (RFC 9113 section 8.3.1) so that the host check sees it.
+/// On HTTP/2 it also counts the connection's open requests, for its idle timeout.
 #[derive(Clone)]
 struct PeerService {
     service: McpHttpService,
     peer: SocketAddr,
     authority_as_host: bool,
+    open: Option<OpenStreams>,
 }
 
 impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for PeerService {
-    type Response = <McpHttpService as tower_service::Service<hyper::Request<hyper::body::Incoming>>>::Response;
+    type Response = hyper::Response<TrackedBody>;
     type Error = std::convert::Infallible;
-    type Future = <McpHttpService as tower_service::Service<hyper::Request<hyper::body::Incoming>>>::Future;
+    type Future = std::pin::Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
 
     fn call(&self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
         request.extensions_mut().insert(self.peer);
@@ -160,8 +175,13 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for PeerServ
         {
             request.headers_mut().insert(http::header::HOST, host);
         }
+        let open = self.open.as_ref().map(OpenStreams::start);
         let mut service = self.service.clone();
-        tower_service::Service::call(&mut service, request)
+        let response = tower_service::Service::call(&mut service, request);
+        Box::pin(async move {
+            let response = response.await?;
+            Ok(response.map(|body| TrackedBody::new(body, open)))
+        })
     }
 }
 
@@ -215,9 +235,56 @@ async fn serve_tls(
     let io = hyper_util::rt::TokioIo::new(stream);
     if h2 {
         service.authority_as_host = true;
-        drive!(tls.http2.serve_connection(io, service), stop, peer);
+        let open = OpenStreams::new();
+        service.open = Some(open.clone());
+        serve_h2(tls.http2.serve_connection(io, service), &open, tls.idle_timeout, stop, peer).await;
     } else {
         drive!(http1.serve_connection(io, service), stop, peer);
+    }
+}
+
+/// hyper's HTTP/2 connection over TLS, serving [`PeerService`].
+#[cfg(feature = "tls")]
+type H2Connection = hyper::server::conn::http2::Connection<
+    hyper_util::rt::TokioIo<tokio_rustls::server::TlsStream<tokio::net::TcpStream>>,
+    PeerService,
+    hyper_util::rt::TokioExecutor,
+>;
+
+/// One HTTP/2 connection, like `drive!`, and also closed once no request has been open for
+/// `idle`: dropped at once if the client never sent a request (it may not even have sent
+/// its preface, which hyper would wait for forever), else shut down gracefully (GOAWAY),
+/// and dropped if that does not finish within `idle` either.
+#[cfg(feature = "tls")]
+async fn serve_h2(
+    connection: H2Connection,
+    open: &OpenStreams,
+    idle: Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    peer: SocketAddr,
+) {
+    tokio::pin!(connection);
+    let ended = tokio::select! {
+        ended = connection.as_mut() => ended,
+        () = async { drop(stop.wait_for(|stop| *stop).await) } => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+        streams = open.idle_for(idle) => {
+            if !streams.any {
+                tracing::debug!(%peer, timeout = ?idle, "HTTP/2 connection sent no request in time; closing it");
+                return;
+            }
+            tracing::debug!(%peer, timeout = ?idle, "HTTP/2 connection idle; closing it");
+            connection.as_mut().graceful_shutdown();
+            match tokio::time::timeout(idle, connection).await {
+                Ok(ended) => ended,
+                Err(_) => return,
+            }
+        }
+    };
+    if let Err(e) = ended {
+        tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
     }
 }
 
@@ -254,7 +321,7 @@ async fn run(
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
-        let service = PeerService { service: serving.service.clone(), peer, authority_as_host: false };
+        let service = PeerService { service: serving.service.clone(), peer, authority_as_host: false, open: None };
         let http1 = serving.http1.clone();
         #[cfg(feature = "tls")]
         let tls = serving.tls.clone();

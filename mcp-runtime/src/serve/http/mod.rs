@@ -28,6 +28,7 @@ mod exchange;
 mod exposure;
 mod listener;
 mod metadata;
+mod open_streams;
 mod reply;
 mod request_body;
 mod security;
