@@ -22,7 +22,7 @@ use super::discovery::{ResourceMetadata, ServerMetadata};
 use super::error::{OAuthError, OAuthErrorKind};
 use super::flow::OAuthSession;
 use super::grants::{ExtensionGrant, TOKEN_TYPE_ID_JAG};
-use super::token::{Grant, TokenRequest, error_code, error_name, request_token};
+use super::token::{Grant, error_code, error_name};
 use crate::client::CallbackFuture;
 
 /// Gives the assertion a grant presents: a workload identity token, or the user's ID
@@ -194,20 +194,8 @@ impl OAuthSession {
             },
         };
         tracing::info!(issuer = %server.issuer, grant = grant.grant_type(), "requesting a token");
-        let tokens = request_token(
-            &self.http,
-            self.hook.as_ref(),
-            TokenRequest {
-                metadata: server,
-                credentials: &credentials,
-                grant: Grant::Extension(grant),
-                resource: &resource.resource,
-                scope: None,
-                requested_scope: scope.as_deref(),
-                assertion_key: self.config.assertion_key.as_deref(),
-            },
-        )
-        .await?;
+        let tokens =
+            self.exchange(server, &credentials, Grant::Extension(grant), resource, None, scope.as_deref()).await?;
         self.set_current(&server.issuer, &resource.resource, tokens)
     }
 

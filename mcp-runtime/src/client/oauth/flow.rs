@@ -243,20 +243,9 @@ impl OAuthSession {
             .known_identity(server)?
             .ok_or_else(|| OAuthError::new(OAuthErrorKind::Registration, "no client registration to refresh with"))?;
         let scope = join(&stored.scopes());
-        let mut tokens = request_token(
-            &self.http,
-            self.hook.as_ref(),
-            TokenRequest {
-                metadata: server,
-                credentials: &credentials,
-                grant: Grant::RefreshToken { refresh_token: refresh_token.to_owned() },
-                resource: &resource.resource,
-                scope: scope.as_deref(),
-                requested_scope: scope.as_deref(),
-                assertion_key: self.config.assertion_key.as_deref(),
-            },
-        )
-        .await?;
+        let grant = Grant::RefreshToken { refresh_token: refresh_token.to_owned() };
+        let mut tokens =
+            self.exchange(server, &credentials, grant, resource, scope.as_deref(), scope.as_deref()).await?;
         if tokens.refresh_token().is_none() {
             // The server did not rotate it: the old one stays valid (OAuth 2.1 §4.3.3).
             tokens = tokens.with_refresh_token(refresh_token.to_owned());
@@ -381,21 +370,37 @@ impl OAuthSession {
         let params = handler.authorize(url).await?;
         let code = check_callback(&params, &sent_state, server)?;
         state.requested = scopes.iter().cloned().collect();
-        let tokens = request_token(
+        let grant = Grant::AuthorizationCode { code, verifier: pkce.verifier, redirect_uri };
+        let tokens = self.exchange(server, &credentials, grant, resource, None, scope.as_deref()).await?;
+        self.set_current(&server.issuer, &resource.resource, tokens)
+    }
+
+    /// Asks `server`'s token endpoint for tokens with `grant`, authenticating as
+    /// `credentials`, for `resource` (RFC 8707); `scope` goes in the request,
+    /// `requested_scope` is what the tokens are taken to hold when the answer names none.
+    pub(super) async fn exchange(
+        &self,
+        server: &ServerMetadata,
+        credentials: &ClientCredentials,
+        grant: Grant,
+        resource: &ResourceMetadata,
+        scope: Option<&str>,
+        requested_scope: Option<&str>,
+    ) -> Result<TokenSet, OAuthError> {
+        request_token(
             &self.http,
             self.hook.as_ref(),
             TokenRequest {
                 metadata: server,
-                credentials: &credentials,
-                grant: Grant::AuthorizationCode { code, verifier: pkce.verifier, redirect_uri },
+                credentials,
+                grant,
                 resource: &resource.resource,
-                scope: None,
-                requested_scope: scope.as_deref(),
+                scope,
+                requested_scope,
                 assertion_key: self.config.assertion_key.as_deref(),
             },
         )
-        .await?;
-        self.set_current(&server.issuer, &resource.resource, tokens)
+        .await
     }
 }
 
