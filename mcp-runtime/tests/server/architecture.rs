@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("protocol", 1),
     ("wire", 1),
+    // TLS with rustls (roots for the client, the server's config), and the URL rules both
+    // sides of OAuth share: they name no other module.
+    ("tls", 1),
+    ("oauth_urls", 1),
     ("handler", 2),
     ("items", 3),
     ("resolve", 3),
