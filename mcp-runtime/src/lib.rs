@@ -29,6 +29,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(all(feature = "oauth", any(feature = "server", feature = "client")))]
+mod jose;
+#[cfg(all(feature = "oauth", any(feature = "server", feature = "client")))]
 mod oauth_urls;
 pub mod protocol;
 #[cfg(feature = "tls")]

@@ -188,7 +188,7 @@ impl JwtVerifierBuilder {
                 JwksSource::Discover { issuer: issuer.clone() }
             }
         };
-        install_crypto_provider();
+        crate::jose::install_crypto_provider();
         Ok(JwtVerifier {
             inner: Arc::new(Inner {
                 issuer,
@@ -197,16 +197,6 @@ impl JwtVerifierBuilder {
                 jwks: JwksCache::new(source, fetcher, self.refresh_interval),
             }),
         })
-    }
-}
-
-/// Makes RustCrypto jsonwebtoken's process default unless a provider is installed
-/// already: with both of its backend features enabled somewhere in the build,
-/// jsonwebtoken would otherwise refuse to pick one.
-fn install_crypto_provider() {
-    if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
-        // Err: another thread installed one in between, which is as good.
-        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
     }
 }
 

@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("protocol", 1),
     ("wire", 1),
-    // TLS with rustls (roots for the client, the server's config), and the URL rules both
-    // sides of OAuth share: they name no other module.
+    // TLS with rustls (roots for the client, the server's config), and the URL rules and the
+    // JWT crypto backend both sides of OAuth share: they name no other module.
     ("tls", 1),
     ("oauth_urls", 1),
+    ("jose", 1),
     ("handler", 2),
     ("items", 3),
     ("resolve", 3),

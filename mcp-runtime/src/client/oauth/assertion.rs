@@ -71,7 +71,7 @@ impl ClientAssertionKey {
     /// is checked here (its public half is derived), so `sign` fails only on a broken
     /// random source or clock.
     pub(crate) fn from_pem(pem: &str) -> Result<Self, AssertionError> {
-        install_crypto_provider();
+        crate::jose::install_crypto_provider();
         let der = PrivateKeyDer::from_pem_slice(pem.as_bytes()).map_err(|_| AssertionError::NotPem)?;
         let (signing, algorithm) = match &der {
             PrivateKeyDer::Pkcs8(key) => (EncodingKey::from_ec_der(key.secret_pkcs8_der()), Algorithm::ES256),
@@ -106,16 +106,6 @@ impl ClientAssertionKey {
             "jti": random_id(&self.rng).map_err(|_| AssertionError::Random)?,
         });
         jsonwebtoken::encode(&Header::new(self.algorithm), &claims, &self.signing).map_err(|_| AssertionError::Sign)
-    }
-}
-
-/// Makes RustCrypto jsonwebtoken's process default unless a provider is installed
-/// already (as `auth::jwt` does for verification): with both of its backend features
-/// enabled somewhere in the build, jsonwebtoken would otherwise refuse to pick one.
-pub(super) fn install_crypto_provider() {
-    if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
-        // Err: another thread installed one in between, which is as good.
-        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
     }
 }
 

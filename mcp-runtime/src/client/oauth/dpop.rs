@@ -20,7 +20,7 @@ use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
 use serde_json::{Map, Value, json};
 
-use super::assertion::{install_crypto_provider, random_id, unix_now};
+use super::assertion::{random_id, unix_now};
 
 /// The `typ` of a DPoP proof (RFC 9449 §4.2).
 const PROOF_TYP: &str = "dpop+jwt";
@@ -83,7 +83,7 @@ impl fmt::Debug for DpopKey {
 impl DpopKey {
     /// A fresh P-256 key from the system's random source.
     pub(crate) fn generate() -> Result<Self, DpopError> {
-        install_crypto_provider();
+        crate::jose::install_crypto_provider();
         let rng = SystemRandom::new();
         let pkcs8 =
             EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).map_err(|_| DpopError::Random)?;
