@@ -211,7 +211,7 @@ impl ClientBuilder {
     /// Over `https://` the server's certificate must chain to one of the platform's
     /// root certificates, or, when `SSL_CERT_FILE` (or `SSL_CERT_DIR`) is set, to one
     /// of those instead (the convention of OpenSSL and curl), or to one added with
-    /// [`add_root_certificate`](Self::add_root_certificate); the roots are read when
+    /// `add_root_certificate` (feature `tls`); the roots are read when
     /// this is called. HTTP/2 is used when the server offers it (ALPN), else
     /// HTTP/1.1. A refused certificate is a [`ClientError::Transport`] whose
     /// [`kind`](super::TransportError::kind) is
