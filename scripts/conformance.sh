@@ -50,6 +50,39 @@ run() {
 run modern --suite all --spec-version 2026-07-28
 run legacy --suite all --spec-version 2025-11-25
 run required --requirements 2026-07-28
+# The tasks extension's scenarios (in the requirements run, not scored) once more each,
+# forced onto the 2026-07-28 wire, so their results are printed one by one.
+for scenario in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+  tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications \
+  tasks-required-task-error tasks-mrtr-composition; do
+  mkdir -p "$out"
+  run "$scenario" --scenario "$scenario" --spec-version 2026-07-28 --force >"$out/$scenario.txt" 2>&1
+  grep -E '^(== conformance|Passed:|!!)' "$out/$scenario.txt" || true
+done
+# The baseline lists whole scenarios; for those, only the suite's known gap may fail.
+if ! python3 - "$out" "$expected" <<'PY'
+import json, pathlib, re, sys
+out, expected = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+allowed = {"wire-schema-valid"}
+listed = re.findall(r"^\s+- (\S+)", expected.read_text().split("client:")[0], re.M)
+bad, seen = [], 0
+for checks in out.glob("**/checks.json"):
+    scenario = next((s for s in listed if checks.parent.name.startswith(f"server-{s}-")), None)
+    if scenario is None:
+        continue
+    seen += 1
+    for check in json.loads(checks.read_text()):
+        if check.get("status") == "FAILURE" and check.get("id") not in allowed:
+            bad.append(f"{scenario}: {check.get('id')}: {check.get('errorMessage', '')[:200]}")
+print(f"== baselined scenarios: {seen} result files; failures other than {sorted(allowed)}: {len(bad)}")
+for line in bad:
+    print("!!", line)
+sys.exit(1 if bad else 0)
+PY
+then
+  echo "!! a baselined scenario failed a check other than the suite's known gap" >&2
+  status=1
+fi
 
 client_run() {
   echo "== conformance client $*"

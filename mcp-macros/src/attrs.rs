@@ -20,6 +20,7 @@ pub fn keys(kind: Kind) -> &'static [&'static str] {
             "output_schema",
             "inline_refs",
             "scopes",
+            "task",
             "crate",
         ],
         Kind::Prompt => &["name", "title", "description", "icons", "meta", "scopes", "crate"],
@@ -202,6 +203,7 @@ pub fn parse_options(kind: Kind, tokens: TokenStream, errors: &mut Vec<syn::Erro
                         "scopes" => options.scopes = parse_str_list(input)?,
                         "output_schema" => options.output_schema = Some(parse_bool(input)?),
                         "inline_refs" => options.inline_refs = Some(parse_bool(input)?),
+                        "task" => options.task = Some(parse_str(input)?),
                         "annotations" => options.annotations = Some(parse_annotations(input, errors)?),
                         "crate" => match crate::krate::parse(&parse_str(input)?) {
                             Ok(path) => options.krate = Some(path),

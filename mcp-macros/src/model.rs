@@ -47,6 +47,8 @@ pub struct Options {
     pub output_schema: Option<bool>,
     /// `inline_refs`: inline the tool's schema `$defs`.
     pub inline_refs: Option<bool>,
+    /// `task = "optional" | "required"`: the tool may or must run as a task.
+    pub task: Option<LitStr>,
     /// `scopes = ["db:write"]`: the OAuth scopes a caller needs to use the item.
     pub scopes: Vec<LitStr>,
     /// `#[mcp::resolver(key = "...")]`: the wire key.

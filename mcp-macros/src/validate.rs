@@ -53,6 +53,15 @@ pub fn resolve_with_input_message() -> &'static str {
 pub const STATIC_WITH_INPUT: &str = "a static resource cannot return an `InputRequiredResult`: it receives no `Context`, \
 so it could never read the answers; make it a template (add a `{variable}` to the URI) or return the contents";
 
+const TASK_WITH_INPUT: &str = "a task tool cannot return an `InputRequiredResult`: once it runs as a task, \
+the client polls `tasks/get` and no longer retries the call; ask before the task starts with `Resolve<...>` \
+parameters, or while it runs with `mcp::resolve::ask(&ctx, question)`";
+
+/// The message of the compile-time check that a task tool's return type needs no input.
+pub fn task_with_input_message() -> &'static str {
+    TASK_WITH_INPUT
+}
+
 pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
     let name = model.name();
     let name_span = model.options.name.as_ref().map_or_else(|| model.ident.span(), |n| n.span());
@@ -180,6 +189,22 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
     let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
     if has_resolve && let Some(found) = model.ret.as_ref().and_then(types::find_input_required) {
         errors.push(syn::Error::new(found.span(), RESOLVE_WITH_INPUT));
+    } else if model.options.task.is_some()
+        && let Some(found) = model.ret.as_ref().and_then(types::find_input_required)
+    {
+        errors.push(syn::Error::new(found.span(), TASK_WITH_INPUT));
+    }
+    if let Some(task) = &model.options.task
+        && !matches!(task.value().as_str(), "optional" | "required")
+    {
+        errors.push(syn::Error::new(
+            task.span(),
+            format!(
+                "`task = {:?}` is not a task policy: use `task = \"optional\"` (a task when the client supports them) \
+                 or `task = \"required\"` (only as a task); leave it out for a tool that never runs as one",
+                task.value()
+            ),
+        ));
     }
     if model.kind == Kind::Resource {
         validate_resource(model, errors);

@@ -20,6 +20,7 @@ pub use crate::items::inline_refs::inline_tool_refs;
 pub use crate::items::probe::{Probe, ProbeFallback, ResolveParam, ResourceProbe};
 pub use crate::items::resolver_args::{Ch, ToolArg, ToolArgs, form_field, resolver_error};
 pub use crate::items::roles::{ContextViaArgument, ContextViaContext, ResolverArg, Slot, TemplateContext};
+pub use crate::items::run_task::run_task;
 pub use crate::items::schema::{InputSchema, ToolParamSchema, default_json, meta_object};
 pub use crate::resolve::cycle::{
     Depth as ResolverDepth, Links as ResolverLinks, Longest as ResolverLongest, Reach as ResolverReach, assert_no_cycle,

@@ -65,6 +65,10 @@ pub mod server;
 
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod tasks;
+
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod serve;
 
 #[cfg(feature = "client")]

@@ -365,6 +365,7 @@ async fn run_checks(client: &Client, recorder: &Recorder, era: Era, combo: &str)
         let got = match &outcome {
             Outcome::Complete(result) => text_of(result),
             Outcome::InputRequired(asked) => format!("input_required {asked:?}"),
+            Outcome::Task(task) => format!("a task {}", task.task.status),
         };
         check(
             got == "Provisioned 'orders' in eu-west-1.",
@@ -388,6 +389,12 @@ async fn manual_rounds(client: &Client, recorder: &Recorder, combo: &str) -> Che
     .await?;
     let asked = match first {
         Outcome::InputRequired(asked) => asked,
+        Outcome::Task(task) => {
+            return Err(format!(
+                "[{combo}] call_tool_once provision: expected input_required, got a task {}",
+                task.task.status
+            ));
+        }
         Outcome::Complete(result) => {
             return Err(format!(
                 "[{combo}] call_tool_once provision: expected input_required, got a result {:?}",
@@ -429,6 +436,7 @@ async fn manual_rounds(client: &Client, recorder: &Recorder, combo: &str) -> Che
         Outcome::Complete(result) if result.is_error != Some(true) => text_of(result),
         Outcome::Complete(result) => format!("isError: {}", text_of(result)),
         Outcome::InputRequired(asked) => format!("input_required again: {asked:?}"),
+        Outcome::Task(task) => format!("a task {}", task.task.status),
     };
     check(
         got == "Provisioned 'orders' in eu-west-1.",

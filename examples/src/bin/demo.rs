@@ -215,6 +215,12 @@ async fn walk_through(client: &Client, tool: &str, arguments: &Value) -> Result<
                 options =
                     CallOptions { input_responses: Some(responses), request_state: asked.request_state, timeout: None };
             }
+            Outcome::Task(task) => {
+                return Err(ClientError::Protocol(format!(
+                    "unexpected task {} (the demo never asks for one)",
+                    task.task.task_id
+                )));
+            }
         }
     }
     Err(ClientError::Protocol("unreachable".into()))

@@ -8,7 +8,10 @@ pub mod mrtr;
 pub mod prompts;
 pub mod raw_tools;
 pub mod resources;
+pub mod tasks;
 pub mod tools;
+
+use std::time::Duration;
 
 use mcp::Server;
 use mcp::protocol::{ElicitRequestParams, ElicitationSchema};
@@ -25,6 +28,7 @@ pub fn server() -> Server {
     use mrtr::*;
     use prompts::*;
     use resources::*;
+    use tasks::*;
     use tools::*;
     let server = crate::with_env_keys(Server::builder("everything", env!("CARGO_PKG_VERSION")))
         .instructions("A fixture server with one of everything.")
@@ -60,6 +64,19 @@ pub fn server() -> Server {
         .tool::<test_input_required_result_multiple_inputs>()
         .tool::<test_input_required_result_multi_round>()
         .tool::<test_input_required_result_capabilities>()
+        .tool::<greet>()
+        .tool::<slow_compute>()
+        .tool::<failing_job>()
+        .tool::<protocol_error_job>()
+        .tool::<confirm_delete>()
+        .tool::<multi_input>()
+        .tool::<test_tool_with_task>()
+        .tasks(
+            mcp::tasks::TaskConfig::builder()
+                .ttl(Duration::from_secs(300))
+                .poll_interval(Duration::from_millis(250))
+                .build(),
+        )
         .prompt::<test_simple_prompt>()
         .prompt::<test_prompt_with_arguments>()
         .prompt::<test_prompt_with_embedded_resource>()

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use super::{call_user_fn, injected_bindings, local};
 use crate::model::{FnModel, ParamRole};
 use crate::types;
-use crate::validate::resolve_with_input_message;
+use crate::validate::{resolve_with_input_message, task_with_input_message};
 
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let scopes = super::scopes(model);
@@ -109,8 +109,37 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         quote!(let _ = &__mcp_params;)
     };
     let mut_params = uses_args.then(|| quote!(mut));
-    let ctx_name =
-        if model.params.iter().any(|p| p.role != ParamRole::Argument) { quote!(__mcp_ctx) } else { quote!(_) };
+    let task = task_support(model);
+    let ctx_name = if task.is_some() || model.params.iter().any(|p| p.role != ParamRole::Argument) {
+        quote!(__mcp_ctx)
+    } else {
+        quote!(_)
+    };
+    let task_const = task.as_ref().map(|support| quote!(const TASK: __mcp_crate::tasks::TaskSupport = #support;));
+    // A task tool resolves its parameters in the request (multi round-trip rounds), then
+    // runs the body as the task's work when the request may become one.
+    let body = match &task {
+        Some(_) => quote! {
+            #resolved
+            let __mcp_request: __mcp_crate::RequestContext =
+                ::core::clone::Clone::clone(::core::ops::Deref::deref(&__mcp_ctx));
+            __mcp_crate::__private::run_task(
+                &__mcp_request,
+                <Self as __mcp_crate::items::ToolDef>::TASK,
+                async move {
+                    #(#injected)*
+                    let __mcp_ret = #call;
+                    #convert
+                },
+            ).await
+        },
+        None => quote! {
+            #(#injected)*
+            #resolved
+            let __mcp_ret = #call;
+            #convert
+        },
+    };
 
     quote! {
         #companion
@@ -122,6 +151,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
             impl __mcp_crate::items::ToolDef for #ident {
                 const NAME: &'static str = #name;
                 #scopes
+                #task_const
 
                 fn definition() -> __mcp_crate::protocol::Tool {
                     let mut __mcp_schema = __mcp_crate::__private::InputSchema::default();
@@ -143,10 +173,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                     ::std::boxed::Box::pin(async move {
                         #args_decl
                         #(#arg_bindings)*
-                        #(#injected)*
-                        #resolved
-                        let __mcp_ret = #call;
-                        #convert
+                        #body
                     })
                 }
 
@@ -194,14 +221,27 @@ fn conversion(model: &FnModel) -> (TokenStream, Option<syn::Type>) {
     }
 }
 
+/// `TaskSupport::Optional` or `::Required` for `task = "..."` (an invalid value was
+/// reported by validation).
+fn task_support(model: &FnModel) -> Option<TokenStream> {
+    let task = model.options.task.as_ref()?;
+    let span = task.span();
+    Some(match task.value().as_str() {
+        "required" => quote_spanned!(span=> __mcp_crate::tasks::TaskSupport::Required),
+        _ => quote_spanned!(span=> __mcp_crate::tasks::TaskSupport::Optional),
+    })
+}
+
 /// A compile-time check, for what syntax cannot see (type aliases, user enums), that a
-/// tool with `Resolve` parameters does not return an `InputRequiredResult`.
+/// tool with `Resolve` parameters, or one that runs as a task, does not return an
+/// `InputRequiredResult`.
 fn resolve_check(model: &FnModel) -> TokenStream {
     let has_resolve = model.params.iter().any(|p| p.role == ParamRole::Resolve);
-    let Some(ret) = model.ret.as_ref().filter(|_| has_resolve) else {
+    let Some(ret) = model.ret.as_ref().filter(|_| has_resolve || model.options.task.is_some()) else {
         return TokenStream::new();
     };
-    let message = resolve_with_input_message().replace('{', "{{").replace('}', "}}");
+    let message = if has_resolve { resolve_with_input_message() } else { task_with_input_message() };
+    let message = message.replace('{', "{{").replace('}', "}}");
     quote_spanned! {ret.span()=>
         #[allow(unused_imports)]
         use __mcp_crate::__private::ProbeFallback as _;

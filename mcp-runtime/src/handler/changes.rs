@@ -49,6 +49,8 @@ struct HandleInner {
     items: OnceLock<Arc<dyn ItemSwitch>>,
     /// Application state (`State<T>`), set once when the server is built.
     state: OnceLock<super::StateMap>,
+    /// The server's tasks, when it runs any.
+    tasks: OnceLock<Arc<crate::tasks::TaskManager>>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -72,6 +74,7 @@ impl ServerHandle {
                 tools_generation: AtomicU64::new(0),
                 items: OnceLock::new(),
                 state: OnceLock::new(),
+                tasks: OnceLock::new(),
             }),
         }
     }
@@ -84,6 +87,16 @@ impl ServerHandle {
     /// Attach the application state (once, when the server is built).
     pub(crate) fn attach_state(&self, state: super::StateMap) {
         let _ = self.inner.state.set(state);
+    }
+
+    /// Attach the server's tasks (once, when the server is built).
+    pub(crate) fn attach_tasks(&self, tasks: Arc<crate::tasks::TaskManager>) {
+        let _ = self.inner.tasks.set(tasks);
+    }
+
+    /// The server's tasks, when it runs any.
+    pub(crate) fn tasks(&self) -> Option<&Arc<crate::tasks::TaskManager>> {
+        self.inner.tasks.get()
     }
 
     /// The registered value of type `T`, as its `State<T>`.

@@ -10,10 +10,11 @@ use super::changes::ServerHandle;
 use super::session::Session;
 use crate::Error;
 use crate::protocol::{
-    ClientCapabilities, ElicitRequestParams, ElicitResult, Implementation, InputRequest, InputResponse,
-    JsonRpcNotification, ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken, RequestId,
-    Revision, methods,
+    CallToolOutcome, ClientCapabilities, CreateTaskResult, ElicitRequestParams, ElicitResult, Implementation,
+    InputRequest, InputResponse, JsonRpcNotification, ListRootsResult, LoggingLevel, LoggingMessageParams,
+    ProgressParams, ProgressToken, RequestId, Revision, declares_tasks, methods,
 };
+use crate::tasks::TaskHandle;
 
 /// The request a handler is serving.
 ///
@@ -60,6 +61,8 @@ pub(crate) struct ContextInner {
     /// and in-process links. Shared, never copied, by everything serving the request.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Arc<http::request::Parts>>,
+    /// The task this request's work runs as, once it became one.
+    pub(crate) task: std::sync::OnceLock<TaskHandle>,
 }
 
 /// What a transport knows about where a request came from: the verified caller and,
@@ -110,7 +113,82 @@ impl RequestContext {
             auth: None,
             #[cfg(feature = "http")]
             http: None,
+            task: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The task this request's work runs as: set for the work of a tool that became a task
+    /// (`#[mcp::tool(task = "...")]`, or [`create_task`](Self::create_task)), `None`
+    /// otherwise. Its status message, cancellation and questions for the client are there.
+    pub fn task(&self) -> Option<&TaskHandle> {
+        self.inner.task.get()
+    }
+
+    /// Whether this request may be answered with a task: it is a 2026-07-28 request that
+    /// declares the tasks extension, to a server that runs tasks (one with a task tool, or
+    /// [`ServerBuilder::tasks`](crate::server::ServerBuilder::tasks)), and it is not
+    /// already a task's work.
+    pub fn can_create_task(&self) -> bool {
+        !self.inner.legacy
+            && self.inner.task.get().is_none()
+            && declares_tasks(&self.inner.client_capabilities)
+            && self.inner.server.tasks().is_some()
+    }
+
+    /// Run `work` as a task and return the `CreateTaskResult` to answer with: the task is
+    /// stored first (so `tasks/get` finds it at once), owned by this request's principal,
+    /// and `work` runs in the background with [`task`](Self::task) set. Its result becomes
+    /// the task's: a `CallToolResult` (`isError` included) makes it `completed`, an error
+    /// `failed`. For low-level `on_call_tool` handlers; `#[mcp::tool(task = "...")]` does
+    /// this itself.
+    ///
+    /// Fails with `-32021` unless [`can_create_task`](Self::can_create_task).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::protocol::{CallToolOutcome, CallToolResult, Outcome};
+    ///
+    /// let server = mcp::Server::builder("lowlevel", "1.0.0")
+    ///     .tasks(mcp::tasks::TaskConfig::default())
+    ///     .on_call_tool(|ctx, _params| async move {
+    ///         let work = async { Ok(CallToolOutcome::from(CallToolResult::text("done"))) };
+    ///         if ctx.can_create_task() {
+    ///             return Ok(Outcome::Task(ctx.create_task(work).await?));
+    ///         }
+    ///         work.await
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub async fn create_task<F>(&self, work: F) -> Result<CreateTaskResult, Error>
+    where
+        F: std::future::Future<Output = Result<CallToolOutcome, Error>> + Send + 'static,
+    {
+        let manager = match self.inner.server.tasks() {
+            Some(manager) if self.can_create_task() => manager,
+            _ => {
+                return Err(Error::missing_client_capability(
+                    "This request cannot become a task: it must be a 2026-07-28 request declaring the tasks extension",
+                    &crate::protocol::tasks_capability(),
+                ));
+            }
+        };
+        let owner = self.task_owner();
+        let ctx = self.clone();
+        manager
+            .start(owner, move |handle| {
+                let _ = ctx.inner.task.set(handle);
+                work
+            })
+            .await
+    }
+
+    /// The owner of the tasks this request creates or reads: a digest of its principal.
+    pub(crate) fn task_owner(&self) -> Option<String> {
+        let principal = self.inner.auth.as_deref().map(AuthInfo::principal)?;
+        let digest = ring::digest::digest(&ring::digest::SHA256, principal.as_bytes());
+        Some(digest.as_ref().iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// The JSON-RPC id of the request.
@@ -286,6 +364,11 @@ impl RequestContext {
     /// # let _ = server;
     /// ```
     pub async fn send_notification<P: serde::Serialize>(&self, method: &str, params: &P) -> bool {
+        if self.inner.task.get().is_some() {
+            // A task's client polls; nothing listens on the request that created it.
+            tracing::debug!(method, "notification dropped: the request runs as a task");
+            return false;
+        }
         match serde_json::to_string(&JsonRpcNotification::new(method, Some(params))) {
             Ok(frame) => {
                 let sent = self.inner.notifications.send(frame).await.is_ok();
@@ -478,6 +561,9 @@ impl RequestContext {
     /// # }
     /// ```
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        if let Some(task) = self.task() {
+            return task.report_progress(progress, total, message.as_deref()).await;
+        }
         let Some(token) = self.inner.progress_token.clone() else {
             return;
         };
@@ -571,6 +657,17 @@ impl RequestContext {
     /// # }
     /// ```
     pub async fn request_input(&self, request: InputRequest) -> Result<InputResponse, Error> {
+        if let Some(task) = self.task() {
+            if let Some((what, required)) =
+                crate::protocol::missing_capability(&request, &self.inner.client_capabilities)
+            {
+                return Err(Error::missing_client_capability(
+                    format!("the client did not declare the {what} capability this task needs"),
+                    &required,
+                ));
+            }
+            return task.input(request).await;
+        }
         if !self.inner.legacy {
             return Err(Error::internal(
                 "server-to-client requests exist only in 2025-11-25 sessions; return an InputRequiredResult instead",

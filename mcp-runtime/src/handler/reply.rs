@@ -20,6 +20,9 @@ pub enum Reply {
     },
     /// An interim result asking the client for input (carrier methods only).
     InputRequired(InputRequiredResult),
+    /// The request runs as a task (`tools/call` only, to a client that declared the
+    /// tasks extension).
+    Task(crate::protocol::CreateTaskResult),
 }
 
 fn to_object<T: Serialize>(value: &T) -> Result<JsonObject, Error> {
@@ -49,8 +52,8 @@ impl Reply {
         Ok(Reply::Complete { result: to_object(value)?, cacheable: true })
     }
 
-    /// The wire form of an `InputRequiredResult`, as an object.
-    pub(crate) fn input_required_object(ir: &InputRequiredResult) -> Result<JsonObject, Error> {
-        to_object(ir)
+    /// The wire form of an interim result (`InputRequiredResult`, `CreateTaskResult`), as an object.
+    pub(crate) fn object_of<T: Serialize>(value: &T) -> Result<JsonObject, Error> {
+        to_object(value)
     }
 }

@@ -35,6 +35,8 @@ mod returns;
 pub(crate) mod roles;
 mod router;
 #[cfg(feature = "macros")]
+pub(crate) mod run_task;
+#[cfg(feature = "macros")]
 pub(crate) mod schema;
 pub mod scopes;
 mod standard_formats;
@@ -68,6 +70,8 @@ pub trait ToolDef: 'static {
     /// The OAuth scopes a caller needs, all of them (`scopes = [...]`); none by default.
     /// Checked before the item runs: see [`scopes`].
     const SCOPES: &'static [&'static str] = &[];
+    /// Whether it runs as a task (`task = "optional" | "required"`); never by default.
+    const TASK: crate::tasks::TaskSupport = crate::tasks::TaskSupport::Forbidden;
     /// Its definition (schemas included). Called once, at registration.
     fn definition() -> Tool;
     /// Serve one call.

@@ -15,8 +15,9 @@ use crate::handler::{AuthInfo, BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
     GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
-    ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool,
+    ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, tasks_capability,
 };
+use crate::tasks::TaskSupport;
 
 type ToolCall = fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
 type PromptGet = fn(Context, GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
@@ -26,7 +27,7 @@ type ResourceRead = fn(Context, ReadResourceParams, Variables) -> BoxFuture<Resu
 #[derive(Default)]
 pub(crate) struct Items {
     tools: Vec<Tool>,
-    tool_calls: HashMap<String, (ToolCall, Scopes)>,
+    tool_calls: HashMap<String, (ToolCall, Scopes, TaskSupport)>,
     prompts: Vec<Prompt>,
     prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: Vec<Resource>,
@@ -54,7 +55,7 @@ impl Items {
     pub(crate) fn add_tool<T: ToolDef>(&mut self) {
         let tool = T::definition();
         let taken = self.dynamic_tools.iter().any(|d| d.name() == tool.name);
-        if taken || self.tool_calls.insert(tool.name.clone(), (T::call, T::SCOPES)).is_some() {
+        if taken || self.tool_calls.insert(tool.name.clone(), (T::call, T::SCOPES, T::TASK)).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
@@ -149,7 +150,7 @@ impl Items {
 
     /// Every scope the registered items declare, sorted, each once.
     pub(crate) fn declared_scopes(&self) -> Vec<String> {
-        let tools = self.tool_calls.values().map(|(_, s)| *s);
+        let tools = self.tool_calls.values().map(|(_, s, _)| *s);
         let prompts = self.prompt_gets.values().map(|(_, s)| *s);
         let statics = self.static_reads.values().map(|(_, s)| *s);
         let templates = self.templates.iter().map(|(.., s)| *s);
@@ -160,6 +161,11 @@ impl Items {
 
     pub(crate) fn has_tools(&self) -> bool {
         !self.tools.is_empty() || !self.dynamic_tools.is_empty() || self.allow_dynamic_tools
+    }
+
+    /// Whether any tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.tool_calls.values().any(|(.., task)| *task != TaskSupport::Forbidden)
     }
 
     pub(crate) fn has_prompts(&self) -> bool {
@@ -178,7 +184,7 @@ impl Items {
     /// Split into shared tables the handlers close over.
     pub(crate) fn into_shared(self) -> Arc<SharedItems> {
         let declared_scopes = self.declared_scopes();
-        let tool_scopes = self.tool_calls.iter().map(|(name, (_, s))| (name.clone(), *s));
+        let tool_scopes = self.tool_calls.iter().map(|(name, (_, s, _))| (name.clone(), *s));
         let tool_scopes = tool_scopes.filter(|(_, s)| !s.is_empty()).collect();
         let prompt_scopes = self.prompt_gets.iter().map(|(name, (_, s))| (name.clone(), *s));
         let prompt_scopes = prompt_scopes.filter(|(_, s)| !s.is_empty()).collect();
@@ -245,7 +251,7 @@ pub(crate) struct SharedItems {
     /// Bumped on every change, so a list encoded during a change is not cached.
     version: AtomicU64,
     tools: ListToolsResult,
-    tool_calls: HashMap<String, (ToolCall, Scopes)>,
+    tool_calls: HashMap<String, (ToolCall, Scopes, TaskSupport)>,
     prompts: ListPromptsResult,
     prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: ListResourcesResult,
@@ -483,8 +489,15 @@ impl SharedItems {
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
         let enabled = !read(&self.disabled_tools).contains(&params.name);
         let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
-        if let Some((call, required)) = self.tool_calls.get(&params.name).filter(|_| enabled) {
+        if let Some((call, required, task)) = self.tool_calls.get(&params.name).filter(|_| enabled) {
             if let Err(error) = self.check_scopes(ctx.auth(), required, "tool", Some(&params.name)) {
+                return Box::pin(async move { Err(error) });
+            }
+            if *task == TaskSupport::Required && !ctx.is_legacy() && !declares_tasks(ctx.client_capabilities()) {
+                let error = Error::missing_client_capability(
+                    format!("Tool {} runs only as a task: declare the tasks extension", params.name),
+                    &tasks_capability(),
+                );
                 return Box::pin(async move { Err(error) });
             }
             return call(context(ctx), params);

@@ -44,6 +44,7 @@ mod roots;
 mod sampling;
 mod strict;
 mod tag;
+pub mod tasks;
 mod tools;
 
 pub use capabilities::*;
@@ -65,6 +66,10 @@ pub(crate) use revision::downgrade_result;
 pub use roots::*;
 pub use sampling::*;
 pub use strict::{DEFAULT_MAX_JSON_DEPTH, StrictJsonError, parse_strict};
+pub use tasks::{
+    CreateTaskResult, DetailedTask, TASKS_EXTENSION, Task, TaskIdParams, TaskStatus, UpdateTaskParams, declares_tasks,
+    tasks_capability,
+};
 pub use tools::*;
 
 /// An opaque pagination cursor.

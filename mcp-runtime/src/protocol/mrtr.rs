@@ -215,6 +215,9 @@ pub enum Outcome<T> {
     Complete(T),
     /// The server needs input first.
     InputRequired(InputRequiredResult),
+    /// The server runs the request as a task (`tools/call` only, for a client that
+    /// declared the tasks extension): the client polls `tasks/get` for the result.
+    Task(super::CreateTaskResult),
 }
 
 impl<T> From<InputRequiredResult> for Outcome<T> {
@@ -239,6 +242,7 @@ impl<T: Serialize> Serialize for Outcome<T> {
         match self {
             Outcome::Complete(r) => r.serialize(serializer),
             Outcome::InputRequired(r) => r.serialize(serializer),
+            Outcome::Task(r) => r.serialize(serializer),
         }
     }
 }
@@ -246,11 +250,12 @@ impl<T: Serialize> Serialize for Outcome<T> {
 impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Outcome<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let input_required = value.get("resultType").and_then(Value::as_str) == Some("input_required");
-        if input_required {
-            serde_json::from_value(value).map(Outcome::InputRequired).map_err(serde::de::Error::custom)
-        } else {
-            serde_json::from_value(value).map(Outcome::Complete).map_err(serde::de::Error::custom)
+        match value.get("resultType").and_then(Value::as_str) {
+            Some("input_required") => {
+                serde_json::from_value(value).map(Outcome::InputRequired).map_err(serde::de::Error::custom)
+            }
+            Some("task") => serde_json::from_value(value).map(Outcome::Task).map_err(serde::de::Error::custom),
+            _ => serde_json::from_value(value).map(Outcome::Complete).map_err(serde::de::Error::custom),
         }
     }
 }

@@ -78,6 +78,24 @@ impl<T> Answer<T> {
         }
     }
 
+    /// The same answer with the accepted value mapped by `f`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp::resolve::Answer;
+    ///
+    /// assert_eq!(Answer::Accept(2).map(|n| n * 10), Answer::Accept(20));
+    /// assert_eq!(Answer::<i32>::Decline.map(|n| n * 10), Answer::Decline);
+    /// ```
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Answer<U> {
+        match self {
+            Answer::Accept(value) => Answer::Accept(f(value)),
+            Answer::Decline => Answer::Decline,
+            Answer::Cancel => Answer::Cancel,
+        }
+    }
+
     /// `"accept"`, `"decline"` or `"cancel"`.
     ///
     /// These are the wire names of the elicitation actions.

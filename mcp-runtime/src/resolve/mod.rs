@@ -60,6 +60,7 @@
 //! `sampling/createMessage` and `roots/list` requests and wait for the answers.
 
 mod answer;
+mod ask;
 #[cfg(feature = "macros")]
 pub(crate) mod cycle;
 pub(crate) mod form;
@@ -71,6 +72,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use answer::Answer;
+pub use ask::ask;
 pub use form::{ElicitChoice, ElicitField, ElicitForm};
 pub use question::{Elicit, ListRoots, Question, QuestionKind, Rendered, Sample};
 

@@ -287,9 +287,9 @@ impl Round {
         }
         if let Some(response) = self.ctx.input_response(&key) {
             if self.recorded.asked.get(&*key) == Some(&q) {
-                let fresh = interpret::<Q>(&key, &request, response)?;
+                let fresh = interpret::<Q>(&key, &request, response).map_err(Stop::tool_error)?;
                 self.next.outcomes.insert(key.to_string(), Recorded { action: fresh.action, data: fresh.data, q });
-                return Ok(Visit::Done(fresh.answer));
+                return Ok(Visit::Done(fresh.answer.map(Arc::new)));
             }
             tracing::info!(
                 resolver = %key,
@@ -309,7 +309,8 @@ impl Round {
     ) -> Result<Visit<Q::Value>, Stop> {
         self.gate(key, &request)?;
         let response = self.ctx.request_input(request.clone()).await.map_err(Stop::error)?;
-        Ok(Visit::Done(interpret::<Q>(key, &request, &response)?.answer))
+        let fresh = interpret::<Q>(key, &request, &response).map_err(Stop::tool_error)?;
+        Ok(Visit::Done(fresh.answer.map(Arc::new)))
     }
 
     /// Refuse a question the client did not declare the capability for (-32021).
@@ -360,19 +361,19 @@ impl Round {
 }
 
 /// A fresh answer: the value, and what to record.
-struct Fresh<V> {
-    answer: Answer<Arc<V>>,
+pub(super) struct Fresh<V> {
+    pub(super) answer: Answer<V>,
     action: ElicitAction,
     data: Option<serde_json::Value>,
 }
 
-/// Read a fresh answer.
-fn interpret<Q: Question>(
+/// Read a fresh answer; the error says what was wrong with it.
+pub(super) fn interpret<Q: Question>(
     key: &str,
     request: &InputRequest,
     response: &InputResponse,
-) -> Result<Fresh<Q::Value>, Stop> {
-    let fail = |what: &str| Err(Stop::tool_error(format!("Resolver '{key}' received {what}")));
+) -> Result<Fresh<Q::Value>, String> {
+    let fail = |what: &str| Err(format!("Resolver '{key}' received {what}"));
     let payload = match (Q::KIND, response) {
         (QuestionKind::Elicit, InputResponse::Elicit(result)) => match (result.action, &result.content) {
             (ElicitAction::Accept, Some(content)) => serde_json::Value::Object(content.clone()),
@@ -390,9 +391,7 @@ fn interpret<Q: Question>(
         _ => return fail("a response of the wrong kind"),
     };
     match Q::decode(request, &payload) {
-        Some(value) => {
-            Ok(Fresh { answer: Answer::Accept(Arc::new(value)), action: ElicitAction::Accept, data: Some(payload) })
-        }
+        Some(value) => Ok(Fresh { answer: Answer::Accept(value), action: ElicitAction::Accept, data: Some(payload) }),
         None if Q::KIND == QuestionKind::Elicit => {
             fail("an elicitation whose content does not match the requested schema")
         }

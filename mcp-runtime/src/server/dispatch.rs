@@ -131,6 +131,7 @@ impl Server {
             auth: caller.auth,
             #[cfg(feature = "http")]
             http: caller.http,
+            task: std::sync::OnceLock::new(),
         });
         if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
             return Ok(Payload::Encoded(text));
@@ -230,6 +231,7 @@ impl Server {
             auth: caller.auth,
             #[cfg(feature = "http")]
             http: caller.http,
+            task: std::sync::OnceLock::new(),
         });
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern

@@ -33,6 +33,7 @@ mod listen;
 mod methods;
 mod results;
 mod routes;
+mod tasks;
 
 use std::sync::Arc;
 
@@ -93,6 +94,7 @@ impl Server {
             extensions: methods::Extensions::default(),
             problems: Vec::new(),
             state: crate::handler::StateMap::default(),
+            tasks: None,
         }
     }
 
@@ -194,6 +196,8 @@ pub struct ServerBuilder {
     /// Problems with custom methods and extensions, reported by `try_build`.
     problems: Vec<BuildProblem>,
     state: crate::handler::StateMap,
+    /// How tasks are kept, when the server runs them.
+    tasks: Option<crate::tasks::TaskConfig>,
 }
 
 /// The WARN of a server built without request-state sealing (once per build).
@@ -458,6 +462,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Run tasks (the `io.modelcontextprotocol/tasks` extension) with this configuration:
+    /// where they are kept, for how long, and the polling interval suggested to clients.
+    /// A server with a `#[mcp::tool(task = "...")]` runs tasks anyway, with
+    /// [`TaskConfig::default`](crate::tasks::TaskConfig); a low-level server calls this to
+    /// answer with [`RequestContext::create_task`]. Either way the server declares the
+    /// extension and serves `tasks/get`, `tasks/update` and `tasks/cancel`.
+    pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
+        self.tasks = Some(config);
+        self
+    }
+
     /// Register a `#[mcp::tool]` function: `.tool::<my_tool>()`.
     pub fn tool<T: crate::items::ToolDef>(mut self) -> Self {
         self.items.add_tool::<T>();
@@ -482,6 +497,9 @@ impl ServerBuilder {
         problems.append(&mut self.problems);
         problems.extend(self.items.missing_state(&self.state));
         let items = std::mem::take(&mut self.items);
+        if self.tasks.is_none() && items.has_task_tools() {
+            self.tasks = Some(crate::tasks::TaskConfig::default());
+        }
         let (tools, prompts, resources) = (items.has_tools(), items.has_prompts(), items.has_resources());
         let completes = items.has_completers();
         let h = &mut self.handlers;
@@ -659,7 +677,7 @@ impl ServerBuilder {
     fn finish(self) -> Server {
         let h = &self.handlers;
         let listed = ListCapability { list_changed: Some(true) };
-        let capabilities = ServerCapabilities {
+        let mut capabilities = ServerCapabilities {
             logging: Some(JsonObject::new()),
             completions: h.complete.is_some().then(JsonObject::new),
             prompts: (h.list_prompts.is_some() || h.get_prompt.is_some()).then_some(listed.clone()),
@@ -669,7 +687,13 @@ impl ServerBuilder {
             extensions: self.extensions.capability(),
             ..Default::default()
         };
-        let routes = Arc::new(Routes::new(self.handlers, capabilities.clone(), self.instructions.clone()));
+        if self.tasks.is_some() {
+            let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+            extensions.entry(crate::protocol::TASKS_EXTENSION.to_owned()).or_default();
+        }
+        let tasks = self.tasks.map(|config| Arc::new(crate::tasks::TaskManager::new(config)));
+        let routes =
+            Arc::new(Routes::new(self.handlers, capabilities.clone(), self.instructions.clone(), tasks.is_some()));
         let limits = LimitsLayer::new(self.limits.clone());
         let mut stack: Arc<dyn Handler> = match &self.sealing {
             Some(sealing) => Arc::new(limits.layer(sealing.layer(Arc::clone(&routes)))),
@@ -678,6 +702,10 @@ impl ServerBuilder {
         for wrap in self.layers {
             stack = wrap(stack);
         }
+        let handle = ServerHandle::new();
+        if let Some(tasks) = tasks {
+            handle.attach_tasks(tasks);
+        }
         Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -685,7 +713,7 @@ impl ServerBuilder {
                 ttl_ms: self.ttl_ms,
                 cache_scope: self.cache_scope,
                 capabilities,
-                handle: ServerHandle::new(),
+                handle,
                 items: None,
                 limits: self.limits,
                 routes,

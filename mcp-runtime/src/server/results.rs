@@ -9,7 +9,7 @@ use crate::Error;
 use crate::handler::Reply;
 use crate::protocol::{
     ClientCapabilities, ElicitationCapability, InputRequiredResult, JsonObject, ResultType, Revision,
-    SamplingCapability, downgrade_result, keys, missing_capability,
+    SamplingCapability, declares_tasks, downgrade_result, keys, missing_capability,
 };
 
 fn add_server_info(server: &ServerInner, result: &mut JsonObject) {
@@ -45,8 +45,17 @@ pub(crate) fn finish_modern(
                 return Err(Error::internal("Handler returned an invalid result"));
             }
             check_capabilities(&ir, capabilities)?;
-            let mut result = Reply::input_required_object(&ir)?;
+            let mut result = Reply::object_of(&ir)?;
             result.insert("resultType".into(), Value::String(ResultType::InputRequired.as_str().into()));
+            result
+        }
+        Reply::Task(task) => {
+            if !declares_tasks(capabilities) {
+                tracing::warn!("handler answered with a task a client that did not declare the tasks extension");
+                return Err(Error::internal("Handler returned an invalid result"));
+            }
+            let mut result = Reply::object_of(&task)?;
+            result.insert("resultType".into(), Value::String("task".into()));
             result
         }
     };
@@ -67,6 +76,10 @@ pub(crate) fn finish_legacy(reply: Reply, method: &str, revision: Revision) -> R
         }
         Reply::InputRequired(_) => {
             tracing::warn!("handler returned an InputRequiredResult in a legacy session");
+            Err(Error::internal("Handler returned an invalid result"))
+        }
+        Reply::Task(_) => {
+            tracing::warn!("handler returned a task in a legacy session, which has no tasks");
             Err(Error::internal("Handler returned an invalid result"))
         }
     }

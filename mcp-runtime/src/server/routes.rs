@@ -13,6 +13,7 @@ use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, DiscoverResult, GetPromptOutcome, GetPromptParams,
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome,
     PaginatedParams, ReadResourceOutcome, ReadResourceParams, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, methods,
+    tasks::methods as task_methods,
 };
 
 /// A type-erased handler of one method, from params `P` to a result `R`.
@@ -54,6 +55,8 @@ pub(crate) enum Route {
     ReadResource,
     Complete,
     Listen,
+    /// `tasks/get`, `tasks/update`, `tasks/cancel` (a server that runs tasks, 2026-07-28).
+    Tasks,
     /// A custom method (`ServerBuilder::method`).
     Extra,
 }
@@ -63,17 +66,24 @@ pub(crate) struct Routes {
     pub(crate) handlers: Handlers,
     pub(crate) capabilities: Arc<ServerCapabilities>,
     pub(crate) discover: DiscoverResult,
+    /// Whether the server runs tasks (and so serves the `tasks/*` methods).
+    pub(crate) tasks: bool,
 }
 
 impl Routes {
-    pub(crate) fn new(handlers: Handlers, capabilities: ServerCapabilities, instructions: Option<String>) -> Self {
+    pub(crate) fn new(
+        handlers: Handlers,
+        capabilities: ServerCapabilities,
+        instructions: Option<String>,
+        tasks: bool,
+    ) -> Self {
         let discover = DiscoverResult {
             supported_versions: SUPPORTED_MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
             instructions,
             ..Default::default()
         };
-        Routes { handlers, capabilities: Arc::new(capabilities), discover }
+        Routes { handlers, capabilities: Arc::new(capabilities), discover, tasks }
     }
 
     fn supports_listen(&self) -> bool {
@@ -94,7 +104,10 @@ impl Routes {
             methods::RESOURCES_TEMPLATES_LIST => (Route::ListResourceTemplates, h.list_resource_templates.is_some()),
             methods::RESOURCES_READ => (Route::ReadResource, h.read_resource.is_some()),
             methods::COMPLETION_COMPLETE => (Route::Complete, h.complete.is_some()),
-            methods::SUBSCRIPTIONS_LISTEN if modern => (Route::Listen, self.supports_listen()),
+            methods::SUBSCRIPTIONS_LISTEN if modern => (Route::Listen, self.supports_listen() || self.tasks),
+            task_methods::TASKS_GET | task_methods::TASKS_UPDATE | task_methods::TASKS_CANCEL if modern => {
+                (Route::Tasks, self.tasks)
+            }
             _ if h.extra.get(method).is_some() => (Route::Extra, true),
             _ => return None,
         };
@@ -135,6 +148,7 @@ fn carrier<P, R>(
     ctx: RequestContext,
     params: Option<JsonObject>,
     finish: fn(R) -> Result<Reply, Error>,
+    tasks: bool,
 ) -> BoxFuture<Result<Reply, Error>>
 where
     P: DeserializeOwned + Send + 'static,
@@ -145,6 +159,11 @@ where
         match handler(ctx, parse(params)?).await? {
             Outcome::Complete(result) => finish(result),
             Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
+            Outcome::Task(task) if tasks => Ok(Reply::Task(task)),
+            Outcome::Task(_) => {
+                tracing::warn!("a handler answered with a task a method that has none (only tools/call does)");
+                Err(Error::internal("Handler returned an invalid result"))
+            }
         }
     })
 }
@@ -170,15 +189,22 @@ impl Handler for Routes {
                     Ok(Reply::Complete { result, cacheable: false })
                 })
             }
-            Route::CallTool => carrier(&h.call_tool, ctx, params, |result| Reply::plain(&result)),
-            Route::GetPrompt => carrier(&h.get_prompt, ctx, params, |result| Reply::plain(&result)),
-            Route::ReadResource => carrier(&h.read_resource, ctx, params, |result| {
-                if result.contents.is_empty() {
-                    tracing::warn!("resources/read handler returned no contents");
-                    return Err(Error::internal("Handler returned an invalid result"));
-                }
-                Reply::cacheable(&result)
-            }),
+            Route::CallTool => carrier(&h.call_tool, ctx, params, |result| Reply::plain(&result), true),
+            Route::GetPrompt => carrier(&h.get_prompt, ctx, params, |result| Reply::plain(&result), false),
+            Route::Tasks => Box::pin(super::tasks::serve(ctx, method, params)),
+            Route::ReadResource => carrier(
+                &h.read_resource,
+                ctx,
+                params,
+                |result| {
+                    if result.contents.is_empty() {
+                        tracing::warn!("resources/read handler returned no contents");
+                        return Err(Error::internal("Handler returned an invalid result"));
+                    }
+                    Reply::cacheable(&result)
+                },
+                false,
+            ),
             Route::Extra => match h.extra.get(&method) {
                 Some(extra) => extra(ctx, params),
                 None => ready(Err(Error::method_not_found(&method))),

@@ -15,6 +15,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("tls", 1),
     ("oauth_urls", 1),
     ("jose", 1),
+    // The tasks extension's store, records and the handle a task's work holds: below the
+    // handler, whose request context carries the handle.
+    ("tasks", 2),
     ("handler", 2),
     ("items", 3),
     ("resolve", 3),

@@ -4,6 +4,7 @@ use http::HeaderMap;
 use serde_json::Value;
 
 use crate::Error;
+use crate::protocol::tasks::methods as task_methods;
 use crate::protocol::{JsonObject, keys, methods};
 use crate::wire::headers::{HeaderParam, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION, ParamKind, decode_value};
 
@@ -62,6 +63,9 @@ pub fn validate(
     let name_field = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
+        // The tasks extension routes by task, so that a load balancer can reach the
+        // instance holding it.
+        task_methods::TASKS_GET | task_methods::TASKS_UPDATE | task_methods::TASKS_CANCEL => Some("taskId"),
         _ => None,
     };
     if let Some(field) = name_field

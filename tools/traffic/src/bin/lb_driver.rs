@@ -138,6 +138,9 @@ async fn call(client: &Client, name: &str, rounds: &mut u64) -> Result<(), Failu
             (Outcome::Complete(_), Some(_)) => {
                 return Err(Failure::Other(format!("round {round}: complete before the questions")));
             }
+            (Outcome::Task(task), _) => {
+                return Err(Failure::Other(format!("round {round}: a task ({}), not a result", task.task.status)));
+            }
         }
     }
     Err(Failure::Other("unreachable: the rounds ran out".into()))

@@ -1,0 +1,144 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension): a long `tools/call` answered
+//! at once with a task, which the client polls with `tasks/get` until it has the result.
+//!
+//! Mark a tool with `#[mcp::tool(task = "optional")]` (a task when the client supports
+//! them, an ordinary call otherwise) or `task = "required"` (only as a task: a client
+//! without the extension gets `-32021`). The server decides; a client opts in per request
+//! by declaring the extension. A tool with `Resolve<...>` parameters asks its questions
+//! first, in multi round-trip rounds, and becomes a task on the final round. While it
+//! runs, its work reaches the task through [`RequestContext::task`](crate::RequestContext::task):
+//! status messages, cancellation, and questions for the client
+//! ([`resolve::ask`](crate::resolve::ask)), answered through `tasks/update`.
+//!
+//! A task belongs to the principal that created it: another one (or an unknown id, or an
+//! expired task) gets the same `-32602`. Task ids are 128 random bits.
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! /// Export the warehouse: minutes of work.
+//! #[mcp::tool(task = "required")]
+//! async fn export(ctx: mcp::Context) -> String {
+//!     let task = ctx.task().expect("a required task always runs as one");
+//!     task.set_status_message("exporting").await;
+//!     format!("exported by task {}", task.id())
+//! }
+//!
+//! let server = mcp::Server::builder("warehouse", "1.0.0")
+//!     .tool::<export>()
+//!     .tasks(mcp::tasks::TaskConfig::builder().ttl(Duration::from_secs(3600)).build())
+//!     .build();
+//! let extensions = server.capabilities().extensions.as_ref().expect("declared");
+//! assert!(extensions.contains_key(mcp::protocol::TASKS_EXTENSION));
+//! ```
+
+mod handle;
+mod manager;
+mod record;
+mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use handle::TaskHandle;
+pub(crate) use manager::TaskManager;
+pub use record::{Applied, TaskChange, TaskRecord};
+pub use store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError, TaskStoreErrorKind};
+
+/// Whether a tool runs as a task: `#[mcp::tool(task = "optional" | "required")]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never (the default): always an ordinary call.
+    #[default]
+    Forbidden,
+    /// As a task when the request declares the extension; an ordinary call otherwise.
+    Optional,
+    /// Only as a task: a 2026-07-28 request without the extension gets `-32021`. (A
+    /// 2025-11-25 session, which has no tasks, runs it as an ordinary call.)
+    Required,
+}
+
+/// The default time a task is kept, from its creation: one hour.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
+/// The default polling interval suggested to clients: one second.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// The default number of live tasks the in-memory store keeps.
+pub const DEFAULT_MAX_TASKS: usize = 10_000;
+
+/// How a server keeps its tasks: [`TaskConfig::builder`].
+#[derive(Clone)]
+pub struct TaskConfig {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Option<Duration>,
+    pub(crate) poll_interval: Duration,
+}
+
+impl std::fmt::Debug for TaskConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskConfig")
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        TaskConfig::builder().build()
+    }
+}
+
+impl TaskConfig {
+    /// Start from the defaults: in memory ([`DEFAULT_MAX_TASKS`]), [`DEFAULT_TTL`],
+    /// [`DEFAULT_POLL_INTERVAL`].
+    pub fn builder() -> TaskConfigBuilder {
+        TaskConfigBuilder { store: None, ttl: Some(DEFAULT_TTL), poll_interval: DEFAULT_POLL_INTERVAL }
+    }
+}
+
+/// Builds a [`TaskConfig`].
+#[must_use]
+#[derive(Clone)]
+pub struct TaskConfigBuilder {
+    store: Option<Arc<dyn TaskStore>>,
+    ttl: Option<Duration>,
+    poll_interval: Duration,
+}
+
+impl std::fmt::Debug for TaskConfigBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskConfigBuilder").field("ttl", &self.ttl).finish_non_exhaustive()
+    }
+}
+
+impl TaskConfigBuilder {
+    /// Keep tasks in `store` (a shared one lets several instances serve the same tasks).
+    pub fn store(mut self, store: impl TaskStore) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task is kept, from its creation (`ttlMs`); its work is stopped if it is
+    /// still running then. `None` keeps tasks until the process ends: only for stores
+    /// that bound themselves.
+    pub fn ttl(mut self, ttl: impl Into<Option<Duration>>) -> Self {
+        self.ttl = ttl.into();
+        self
+    }
+
+    /// The polling interval suggested to clients (`pollIntervalMs`).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Finish.
+    pub fn build(self) -> TaskConfig {
+        TaskConfig {
+            store: self.store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new(DEFAULT_MAX_TASKS))),
+            ttl: self.ttl,
+            poll_interval: self.poll_interval,
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! A task as a store keeps it, and the one state machine every store applies: terminal
+//! states never change, answers only count for questions still open, and the status
+//! follows from what is open.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::protocol::{DetailedTask, Error, InputRequest, InputRequests, InputResponse, JsonObject, Task, TaskStatus};
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    now.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// RFC 3339 (ISO 8601) in UTC, to the millisecond.
+fn timestamp(ms: u64) -> String {
+    let nanos = i128::from(ms) * 1_000_000;
+    let at = OffsetDateTime::from_unix_timestamp_nanos(nanos).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    at.format(&Rfc3339).unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_owned())
+}
+
+/// One task, as stored: what `tasks/get` shows plus what only the server sees (the owner,
+/// the answers its worker has not taken yet, the expiry). Serializable, so a shared store
+/// can keep it anywhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TaskRecord {
+    /// The unguessable id.
+    pub id: String,
+    /// A digest of the principal that created it (none without authentication).
+    pub owner: Option<String>,
+    /// Where it is.
+    pub status: TaskStatus,
+    /// The latest status message.
+    pub status_message: Option<String>,
+    /// Creation time, ms since the epoch.
+    pub created_ms: u64,
+    /// Last status or message change, ms since the epoch.
+    pub updated_ms: u64,
+    /// Lifetime from creation (`None`: unlimited).
+    pub ttl_ms: Option<u64>,
+    /// The suggested polling interval.
+    pub poll_interval_ms: Option<u64>,
+    /// Questions still open, by key.
+    pub pending: InputRequests,
+    /// Answers the client sent that the worker has not taken yet, by key.
+    pub answers: BTreeMap<String, InputResponse>,
+    /// Every key ever asked (keys are never reused within a task).
+    pub asked: u64,
+    /// The result (`completed`).
+    pub result: Option<JsonObject>,
+    /// The error (`failed`).
+    pub error: Option<Error>,
+}
+
+impl TaskRecord {
+    /// A task that starts `working` now.
+    pub fn new(id: String, owner: Option<String>, ttl_ms: Option<u64>, poll_interval_ms: Option<u64>) -> Self {
+        let now = now_ms();
+        TaskRecord {
+            id,
+            owner,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms,
+            poll_interval_ms,
+            pending: InputRequests::new(),
+            answers: BTreeMap::new(),
+            asked: 0,
+            result: None,
+            error: None,
+        }
+    }
+
+    /// When the task expires (ms since the epoch), if it does.
+    pub fn expires_ms(&self) -> Option<u64> {
+        self.ttl_ms.map(|ttl| self.created_ms.saturating_add(ttl))
+    }
+
+    /// Whether the task has outlived its ttl at `now_ms`.
+    pub fn is_expired_at(&self, now_ms: u64) -> bool {
+        self.expires_ms().is_some_and(|at| now_ms >= at)
+    }
+
+    /// The wire form, with the payload its status calls for.
+    pub fn detailed(&self) -> DetailedTask {
+        let task = Task {
+            task_id: self.id.clone(),
+            status: self.status,
+            status_message: self.status_message.clone(),
+            created_at: timestamp(self.created_ms),
+            last_updated_at: timestamp(self.updated_ms),
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_interval_ms,
+        };
+        let mut detailed = DetailedTask::new(task);
+        match self.status {
+            TaskStatus::InputRequired => detailed.input_requests = Some(self.pending.clone()),
+            TaskStatus::Completed => detailed.result = self.result.clone(),
+            TaskStatus::Failed => detailed.error = self.error.clone(),
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+        detailed
+    }
+
+    /// Apply `change` at `now_ms`. Changes to a terminal task are ignored, bar reading.
+    pub fn apply(&mut self, change: TaskChange, now_ms: u64) -> Applied {
+        if self.status.is_terminal() {
+            return Applied::Ignored;
+        }
+        let before = (self.status, self.status_message.clone());
+        let applied = match change {
+            TaskChange::Message(message) => {
+                self.status_message = Some(message);
+                Applied::Done
+            }
+            TaskChange::Ask { request } => {
+                self.asked += 1;
+                let key = format!("input-{}", self.asked);
+                self.pending.insert(key.clone(), request);
+                Applied::Asked(key)
+            }
+            TaskChange::Answer(answers) => {
+                let mut taken = 0;
+                for (key, answer) in answers {
+                    if self.pending.remove(&key).is_some() {
+                        self.answers.insert(key, answer);
+                        taken += 1;
+                    }
+                }
+                Applied::Answered(taken)
+            }
+            TaskChange::Take { key } => match self.answers.remove(&key) {
+                Some(answer) => Applied::Taken(answer),
+                None => Applied::Ignored,
+            },
+            TaskChange::Withdraw { key } => {
+                self.pending.remove(&key);
+                self.answers.remove(&key);
+                Applied::Done
+            }
+            TaskChange::Complete(result) => {
+                self.finish(TaskStatus::Completed);
+                self.result = Some(result);
+                Applied::Done
+            }
+            TaskChange::Fail(error) => {
+                self.finish(TaskStatus::Failed);
+                if self.status_message.is_none() {
+                    self.status_message = Some(error.message.clone());
+                }
+                self.error = Some(error);
+                Applied::Done
+            }
+            TaskChange::Cancel => {
+                self.finish(TaskStatus::Cancelled);
+                Applied::Done
+            }
+        };
+        if !self.status.is_terminal() {
+            self.status = if self.pending.is_empty() { TaskStatus::Working } else { TaskStatus::InputRequired };
+        }
+        if (self.status, &self.status_message) != (before.0, &before.1) {
+            self.updated_ms = now_ms.max(self.updated_ms);
+        }
+        applied
+    }
+
+    fn finish(&mut self, status: TaskStatus) {
+        self.status = status;
+        self.pending.clear();
+        self.answers.clear();
+    }
+}
+
+/// A change to a task, applied atomically by the store ([`TaskRecord::apply`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum TaskChange {
+    /// Set the status message.
+    Message(String),
+    /// Open a question (the task becomes `input_required`); it gets the next free key.
+    Ask {
+        /// The question.
+        request: InputRequest,
+    },
+    /// Answers from `tasks/update`: each one for an open question closes it; others are
+    /// ignored.
+    Answer(BTreeMap<String, InputResponse>),
+    /// The worker takes the answer to `key`.
+    Take {
+        /// The question's key.
+        key: String,
+    },
+    /// The worker no longer waits for `key`.
+    Withdraw {
+        /// The question's key.
+        key: String,
+    },
+    /// The request's result: the task is `completed`.
+    Complete(JsonObject),
+    /// A JSON-RPC error ended the request: the task is `failed`.
+    Fail(Error),
+    /// The task is `cancelled`.
+    Cancel,
+}
+
+/// What applying a [`TaskChange`] did.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Applied {
+    /// Applied.
+    Done,
+    /// Nothing changed: the task is terminal, or there was nothing to take.
+    Ignored,
+    /// A question was opened under this key.
+    Asked(String),
+    /// This many answers closed open questions.
+    Answered(usize),
+    /// The answer the worker took.
+    Taken(InputResponse),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ElicitRequestParams, ElicitResult, ElicitationSchema};
+
+    fn question() -> InputRequest {
+        InputRequest::Elicit(ElicitRequestParams::form("Sure?", ElicitationSchema::default()))
+    }
+
+    #[test]
+    fn the_status_follows_the_open_questions_and_keys_are_never_reused() {
+        let mut task = TaskRecord::new("t".into(), None, Some(60_000), None);
+        let Applied::Asked(first) = task.apply(TaskChange::Ask { request: question() }, 1) else { panic!() };
+        let Applied::Asked(second) = task.apply(TaskChange::Ask { request: question() }, 2) else { panic!() };
+        assert_ne!(first, second);
+        assert_eq!(task.status, TaskStatus::InputRequired);
+        let answers = BTreeMap::from([
+            (first.clone(), InputResponse::Elicit(ElicitResult::decline())),
+            ("never-asked".to_owned(), InputResponse::Elicit(ElicitResult::decline())),
+        ]);
+        assert_eq!(task.apply(TaskChange::Answer(answers), 3), Applied::Answered(1));
+        assert_eq!(task.status, TaskStatus::InputRequired, "the second question is still open");
+        assert_eq!(task.detailed().input_requests.map(|r| r.into_keys().collect::<Vec<_>>()), Some(vec![second]));
+        assert!(matches!(task.apply(TaskChange::Take { key: first.clone() }, 4), Applied::Taken(_)));
+        assert_eq!(task.apply(TaskChange::Take { key: first }, 5), Applied::Ignored, "an answer is taken once");
+        let Applied::Asked(third) = task.apply(TaskChange::Ask { request: question() }, 6) else { panic!() };
+        assert_eq!(third, "input-3");
+    }
+
+    #[test]
+    fn a_terminal_task_never_changes() {
+        let mut task = TaskRecord::new("t".into(), None, None, None);
+        task.apply(TaskChange::Cancel, 10);
+        assert_eq!(task.apply(TaskChange::Complete(JsonObject::new()), 11), Applied::Ignored);
+        assert_eq!(task.status, TaskStatus::Cancelled);
+        assert!(task.detailed().result.is_none());
+    }
+
+    #[test]
+    fn a_failed_task_shows_its_error_and_timestamps_are_rfc3339() {
+        let mut task = TaskRecord::new("t".into(), None, Some(1000), Some(200));
+        task.apply(TaskChange::Fail(Error::internal("boom")), task.created_ms + 5);
+        let detailed = task.detailed();
+        assert_eq!(detailed.error.as_ref().map(|e| e.code), Some(-32603));
+        assert_eq!(detailed.task.status_message.as_deref(), Some("boom"));
+        assert!(detailed.result.is_none() && detailed.input_requests.is_none());
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(timestamp(1_764_583_200_123), "2025-12-01T10:00:00.123Z");
+        assert!(task.is_expired_at(task.created_ms + 1000) && !task.is_expired_at(task.created_ms + 999));
+    }
+}
