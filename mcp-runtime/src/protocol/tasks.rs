@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_created_task_is_flat_and_always_carries_ttl_ms() {
-        let value = serde_json::to_value(CreateTaskResult::new(task())).unwrap();
+        let value = serde_json::to_value(CreateTaskResult::new(task())).expect("as set up");
         assert_eq!(
             value,
             json!({"taskId": "t1", "status": "working", "createdAt": "2026-12-01T10:00:00Z",
@@ -241,7 +241,7 @@ mod tests {
     fn a_detailed_task_reads_its_payload_by_status() {
         let failed = json!({"taskId": "t1", "status": "failed", "createdAt": "a", "lastUpdatedAt": "b",
                             "ttlMs": 1000, "error": {"code": -32603, "message": "boom"}});
-        let task: DetailedTask = serde_json::from_value(failed).unwrap();
+        let task: DetailedTask = serde_json::from_value(failed).expect("as set up");
         assert_eq!(task.task.status, TaskStatus::Failed);
         assert_eq!(task.task.ttl_ms, Some(1000));
         assert_eq!(task.error.map(|e| e.code), Some(-32603));
@@ -250,7 +250,7 @@ mod tests {
 
     #[test]
     fn only_the_extension_counts_as_declaring_tasks() {
-        let legacy: ClientCapabilities = serde_json::from_value(json!({"tasks": {"requests": {}}})).unwrap();
+        let legacy: ClientCapabilities = serde_json::from_value(json!({"tasks": {"requests": {}}})).expect("as set up");
         assert!(!declares_tasks(&legacy));
         assert!(declares_tasks(&tasks_capability()));
     }

@@ -4,16 +4,19 @@
 //! the transport's maximum stream lifetime is over: then the subscription ends gracefully
 //! with its result, and the client listens again.
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::Error;
 use crate::handler::{Change, RequestContext};
 use crate::protocol::{
     JsonObject, ServerCapabilities, SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
-    SubscriptionsListenResult, keys, methods,
+    SubscriptionsListenResult, declares_tasks, keys, methods, tasks::methods as task_methods, tasks_capability,
 };
 
 /// The part of `requested` a server with `caps` can honour.
@@ -44,18 +47,26 @@ pub(crate) async fn listen(
     ctx: RequestContext,
     params: SubscriptionsListenParams,
 ) -> Result<JsonObject, Error> {
-    let filter = supported_filter(caps, &params.notifications);
+    let mut filter = supported_filter(caps, &params.notifications);
     let id = serde_json::to_value(ctx.request_id()).unwrap_or(Value::Null);
     let mut tag = JsonObject::new();
     tag.insert(keys::SUBSCRIPTION_ID.to_owned(), id);
     // Subscribe before acknowledging so no change falls between the two.
     let mut changes = ctx.server().subscribe_changes();
+    let (mut tasks, mut watched) = watch_tasks(&ctx, params.notifications.task_ids.as_deref()).await?;
+    filter.task_ids = tasks.as_ref().map(|_| watched.iter().cloned().collect());
     let ack = SubscriptionsAcknowledgedParams { meta: Some(tag.clone()), notifications: filter.clone() };
     ctx.send_notification(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await;
     let deadline = lifetime(&ctx).and_then(|lifetime| tokio::time::Instant::now().checked_add(lifetime));
     loop {
         let received = tokio::select! {
             received = changes.recv() => received,
+            Some(task) = next_task(&mut tasks) => {
+                if watched.contains(&*task) && !send_task(&ctx, &tag, &task, &mut watched).await {
+                    break;
+                }
+                continue;
+            }
             () = until(deadline) => {
                 tracing::debug!("a subscription reached its maximum lifetime; ending it with its result");
                 break;
@@ -99,6 +110,71 @@ pub(crate) async fn listen(
         Ok(Value::Object(map)) => Ok(map),
         _ => Err(Error::internal("Internal error")),
     }
+}
+
+/// How many tasks one subscription may watch.
+const MAX_WATCHED_TASKS: usize = 100;
+
+/// The task ids a subscription watches: those asked for that exist and belong to the
+/// caller (the others are left out of the acknowledgement), and the feed of task changes.
+/// Asking for any without the tasks extension in the request is `-32021`.
+async fn watch_tasks(
+    ctx: &RequestContext,
+    requested: Option<&[String]>,
+) -> Result<(Option<broadcast::Receiver<Arc<str>>>, BTreeSet<String>), Error> {
+    let Some(requested) = requested else { return Ok((None, BTreeSet::new())) };
+    if !declares_tasks(ctx.client_capabilities()) {
+        return Err(Error::missing_client_capability(
+            "Listening to tasks needs the tasks extension in this request's client capabilities",
+            &tasks_capability(),
+        ));
+    }
+    let Some(manager) = ctx.server().tasks() else { return Ok((None, BTreeSet::new())) };
+    if requested.len() > MAX_WATCHED_TASKS {
+        return Err(Error::invalid_params(format!(
+            "Invalid params: a subscription watches at most {MAX_WATCHED_TASKS} tasks"
+        )));
+    }
+    // Subscribe before reading the tasks so no change falls between the two.
+    let feed = manager.subscribe();
+    let owner = ctx.task_owner();
+    let mut watched = BTreeSet::new();
+    for id in requested {
+        if manager.snapshot(id, owner.as_deref()).await.is_some() {
+            watched.insert(id.clone());
+        }
+    }
+    Ok((Some(feed), watched))
+}
+
+/// The next task that changed, or never without a feed.
+async fn next_task(feed: &mut Option<broadcast::Receiver<Arc<str>>>) -> Option<Arc<str>> {
+    let Some(receiver) = feed else { return std::future::pending().await };
+    loop {
+        match receiver.recv().await {
+            Ok(id) => return Some(id),
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "a task subscription fell behind; some task notifications were dropped");
+            }
+            Err(RecvError::Closed) => return std::future::pending().await,
+        }
+    }
+}
+
+/// Send `notifications/tasks` with the task's state; a terminal task is watched no more.
+/// False when the client went away.
+async fn send_task(ctx: &RequestContext, tag: &JsonObject, id: &str, watched: &mut BTreeSet<String>) -> bool {
+    let Some(manager) = ctx.server().tasks() else { return true };
+    let owner = ctx.task_owner();
+    let Some(mut task) = manager.snapshot(id, owner.as_deref()).await else {
+        watched.remove(id);
+        return true;
+    };
+    if task.task.status.is_terminal() {
+        watched.remove(id);
+    }
+    task.meta = Some(tag.clone());
+    ctx.send_notification(task_methods::NOTIFICATION_TASKS, &task).await
 }
 
 /// The maximum lifetime the transport gives this stream (HTTP only; none on stdio, whose

@@ -115,7 +115,7 @@ impl TaskHandle {
     ///
     /// Fails when the task is cancelled or expires while waiting.
     pub async fn input(&self, request: InputRequest) -> Result<InputResponse, Error> {
-        let key = match self.manager.apply(&self.id, TaskChange::Ask { request }).await? {
+        let key = match self.manager.apply(&self.id, TaskChange::Ask { request: Box::new(request) }).await? {
             Some((Applied::Asked(key), _)) => key,
             _ => return Err(gone()),
         };
@@ -127,7 +127,7 @@ impl TaskHandle {
             match self.manager.apply(&self.id, TaskChange::Take { key: key.clone() }).await? {
                 Some((Applied::Taken(answer), _)) => {
                     asked.key = None;
-                    return Ok(answer);
+                    return Ok(*answer);
                 }
                 Some((_, record)) if !record.status.is_terminal() => {}
                 _ => return Err(gone()),

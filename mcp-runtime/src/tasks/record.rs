@@ -123,7 +123,7 @@ impl TaskRecord {
             TaskChange::Ask { request } => {
                 self.asked += 1;
                 let key = format!("input-{}", self.asked);
-                self.pending.insert(key.clone(), request);
+                self.pending.insert(key.clone(), *request);
                 Applied::Asked(key)
             }
             TaskChange::Answer(answers) => {
@@ -137,7 +137,7 @@ impl TaskRecord {
                 Applied::Answered(taken)
             }
             TaskChange::Take { key } => match self.answers.remove(&key) {
-                Some(answer) => Applied::Taken(answer),
+                Some(answer) => Applied::Taken(Box::new(answer)),
                 None => Applied::Ignored,
             },
             TaskChange::Withdraw { key } => {
@@ -188,7 +188,7 @@ pub enum TaskChange {
     /// Open a question (the task becomes `input_required`); it gets the next free key.
     Ask {
         /// The question.
-        request: InputRequest,
+        request: Box<InputRequest>,
     },
     /// Answers from `tasks/update`: each one for an open question closes it; others are
     /// ignored.
@@ -224,7 +224,7 @@ pub enum Applied {
     /// This many answers closed open questions.
     Answered(usize),
     /// The answer the worker took.
-    Taken(InputResponse),
+    Taken(Box<InputResponse>),
 }
 
 #[cfg(test)]
@@ -239,8 +239,8 @@ mod tests {
     #[test]
     fn the_status_follows_the_open_questions_and_keys_are_never_reused() {
         let mut task = TaskRecord::new("t".into(), None, Some(60_000), None);
-        let Applied::Asked(first) = task.apply(TaskChange::Ask { request: question() }, 1) else { panic!() };
-        let Applied::Asked(second) = task.apply(TaskChange::Ask { request: question() }, 2) else { panic!() };
+        let Applied::Asked(first) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 1) else { panic!("a question opens") };
+        let Applied::Asked(second) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 2) else { panic!("a question opens") };
         assert_ne!(first, second);
         assert_eq!(task.status, TaskStatus::InputRequired);
         let answers = BTreeMap::from([
@@ -252,7 +252,7 @@ mod tests {
         assert_eq!(task.detailed().input_requests.map(|r| r.into_keys().collect::<Vec<_>>()), Some(vec![second]));
         assert!(matches!(task.apply(TaskChange::Take { key: first.clone() }, 4), Applied::Taken(_)));
         assert_eq!(task.apply(TaskChange::Take { key: first }, 5), Applied::Ignored, "an answer is taken once");
-        let Applied::Asked(third) = task.apply(TaskChange::Ask { request: question() }, 6) else { panic!() };
+        let Applied::Asked(third) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 6) else { panic!("a question opens") };
         assert_eq!(third, "input-3");
     }
 

@@ -167,12 +167,12 @@ mod tests {
         let store = MemoryTaskStore::new(2);
         let mut old = TaskRecord::new("old".into(), None, Some(1), None);
         old.created_ms -= 10;
-        store.create(old).await.unwrap();
-        store.create(TaskRecord::new("a".into(), None, None, None)).await.unwrap();
-        store.create(TaskRecord::new("b".into(), None, None, None)).await.unwrap();
-        let refused = store.create(TaskRecord::new("c".into(), None, None, None)).await.unwrap_err();
+        store.create(old).await.expect("as set up");
+        store.create(TaskRecord::new("a".into(), None, None, None)).await.expect("as set up");
+        store.create(TaskRecord::new("b".into(), None, None, None)).await.expect("as set up");
+        let refused = store.create(TaskRecord::new("c".into(), None, None, None)).await.expect_err("an error");
         assert_eq!(refused.kind(), TaskStoreErrorKind::Full);
-        assert!(store.get("old").await.unwrap().is_none(), "expired");
-        assert!(store.apply("old", TaskChange::Cancel).await.unwrap().is_none());
+        assert!(store.get("old").await.expect("as set up").is_none(), "expired");
+        assert!(store.apply("old", TaskChange::Cancel).await.expect("as set up").is_none());
     }
 }

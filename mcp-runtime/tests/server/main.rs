@@ -21,3 +21,4 @@ mod schemas;
 mod scopes;
 mod spec_examples;
 mod state;
+mod tasks;
