@@ -80,6 +80,12 @@ use proc_macro::TokenStream;
 ///   the item. Checked at compile time against RFC 6749's scope-token characters. Calls
 ///   without them fail with `Error::insufficient_scope` before the function (or any
 ///   resolver) runs, and fail closed when the request carries no authenticated caller.
+/// - `task = "optional" | "required"`: run the tool as a task (the tasks extension) when
+///   the request declares the extension; `"required"` refuses requests that do not
+///   (`-32021`). `Resolve<...>` parameters are asked first, in multi round-trip rounds; the
+///   body then runs as the task's work, which reaches it through `ctx.task()` and asks the
+///   client with `mcp::resolve::ask`. Such a tool cannot return an `InputRequiredResult`
+///   (a compile error). See `mcp::tasks`.
 /// - `crate = "path"`: where the `mcp` crate is, for crates that re-export it
 ///   (default `::mcp`), as with `#[serde(crate = "...")]`.
 ///
