@@ -100,6 +100,22 @@ async fn missing_or_different_name_header_is_a_mismatch() {
 }
 
 #[tokio::test]
+async fn the_tasks_methods_carry_the_task_id_in_mcp_name() {
+    let (addr, _) = start().await;
+    for (n, method) in ["tasks/get", "tasks/update", "tasks/cancel"].into_iter().enumerate() {
+        let id = json!(n);
+        let message = modern_request(id.clone(), method, json!({"taskId": "t-1", "inputResponses": {}}));
+        let reply = post(addr, &Headers::modern(method, None), &message).await;
+        assert!(assert_mismatch(&reply, &id).contains("Mcp-Name"), "{method} without Mcp-Name");
+        let reply = post(addr, &Headers::modern(method, Some("t-2")), &message).await;
+        assert_mismatch(&reply, &id);
+        // With the right name the request reaches dispatch (this server runs no tasks).
+        let reply = post(addr, &Headers::modern(method, Some("t-1")), &message).await;
+        assert_error(&reply, 404, -32601, &id);
+    }
+}
+
+#[tokio::test]
 async fn header_names_are_case_insensitive_on_the_wire() {
     let (addr, _) = start().await;
     let body = call(json!(4), "region", json!({"region": "us-west1", "count": 2})).to_string();
