@@ -619,11 +619,14 @@ impl RequestContext {
         self.send_notification(methods::NOTIFICATION_MESSAGE, &params).await;
     }
 
-    /// Send a request to the client and wait for the answer (2025-11-25 sessions only).
+    /// Ask the client and wait for the answer: a server-to-client request in a 2025-11-25
+    /// session, or, in a task's work, an open question of the task (its `inputRequests`)
+    /// that the client answers with `tasks/update`. The typed way is
+    /// [`resolve::ask`](crate::resolve::ask).
     ///
-    /// Under 2026-07-28 a server never calls the client: return an
-    /// [`InputRequiredResult`](crate::protocol::InputRequiredResult) instead. Calling this in a
-    /// modern request, or for a capability the client did not declare, is an error.
+    /// Under 2026-07-28 outside a task a server never calls the client: return an
+    /// [`InputRequiredResult`](crate::protocol::InputRequiredResult) instead. Calling this in
+    /// such a request, or for a capability the client did not declare, is an error.
     ///
     /// # Examples
     ///
