@@ -99,8 +99,9 @@ impl TaskManager {
     /// Apply `change` to task `id` and tell listeners when it changed something.
     pub(crate) async fn apply(&self, id: &str, change: TaskChange) -> Result<Option<(Applied, TaskRecord)>, Error> {
         let applied = self.store.apply(id, change).await.map_err(store_error)?;
+        // Taking an answer changes nothing a client sees.
         if let Some((outcome, _)) = &applied
-            && *outcome != Applied::Ignored
+            && !matches!(outcome, Applied::Ignored | Applied::Taken(_))
         {
             let _ = self.updates.send(Arc::from(id));
         }
