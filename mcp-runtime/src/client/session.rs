@@ -480,7 +480,7 @@ pub(super) enum Landed<T> {
     /// The final result.
     Result(T),
     /// A task to poll (`tools/call` with the tasks extension declared).
-    Task(CreateTaskResult),
+    Task(Box<CreateTaskResult>),
 }
 
 /// Read a result: `input_required`, a task (only where `task_allowed`: a `tools/call`
@@ -493,7 +493,7 @@ fn parse_round<T: DeserializeOwned>(value: Value, task_allowed: bool) -> Result<
             .map(Round::InputRequired)
             .map_err(|e| ClientError::Protocol(format!("malformed InputRequiredResult: {e}"))),
         Some("task") if task_allowed => serde_json::from_value::<CreateTaskResult>(value)
-            .map(|task| Round::Complete(Landed::Task(task)))
+            .map(|task| Round::Complete(Landed::Task(Box::new(task))))
             .map_err(|e| ClientError::Protocol(format!("malformed CreateTaskResult: {e}"))),
         Some("task") => {
             Err(ClientError::Protocol("the server answered with a task where the client accepts none".into()))
@@ -641,7 +641,7 @@ impl Client {
         within(timeout, async {
             match self.rounds::<CallToolResult>(call, options).await? {
                 Landed::Result(result) => Ok(result),
-                Landed::Task(task) => self.follow_task(task).await,
+                Landed::Task(task) => self.follow_task(*task).await,
             }
         })
         .await
@@ -809,7 +809,7 @@ async fn within<T>(
 fn round_to_outcome<T>(round: Round<Landed<T>>) -> Outcome<T> {
     match round {
         Round::Complete(Landed::Result(result)) => Outcome::Complete(result),
-        Round::Complete(Landed::Task(task)) => Outcome::Task(task),
+        Round::Complete(Landed::Task(task)) => Outcome::Task(*task),
         Round::InputRequired(asked) => Outcome::InputRequired(asked),
     }
 }

@@ -13,6 +13,25 @@ use mcp::tasks::TaskConfig;
 
 use super::*;
 
+/// A result the test expects to be `Ok` (or `Err`), panicking with what it was otherwise.
+trait Must<T, E> {
+    fn must(self) -> T;
+    fn must_fail(self) -> E;
+}
+
+impl<T: std::fmt::Debug, E: std::fmt::Debug> Must<T, E> for Result<T, E> {
+    fn must(self) -> T {
+        self.unwrap_or_else(|e| panic!("expected success, got {e:?}"))
+    }
+
+    fn must_fail(self) -> E {
+        match self {
+            Ok(value) => panic!("expected an error, got {value:?}"),
+            Err(e) => e,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The server: tools that run as tasks
 // ---------------------------------------------------------------------------------------
@@ -228,7 +247,7 @@ async fn a_task_is_polled_to_its_result() {
     for via in BOTH_WAYS {
         let served = serve(via).await;
         let client = served.client(tasks_client(&Asked::default())).await;
-        let result = within("compute", client.call_tool("compute", json!({"label": "x"}))).await.unwrap();
+        let result = within("compute", client.call_tool("compute", json!({"label": "x"}))).await.must();
         assert_eq!(text_of(&result), "computed x (task: true)", "{via:?}");
         assert_ne!(result.is_error, Some(true), "{via:?}");
     }
@@ -243,7 +262,7 @@ async fn the_extension_is_declared_only_when_asked_and_only_under_2026_07_28() {
         (Client::builder().tasks(true).mode(Mode::Legacy), "declared: false"),
     ] {
         let client = served.client(builder).await;
-        let result = within("declared", client.call_tool("declared", json!({}))).await.unwrap();
+        let result = within("declared", client.call_tool("declared", json!({}))).await.must();
         assert_eq!(text_of(&result), expected, "legacy: {}", client.is_legacy());
     }
 }
@@ -253,7 +272,7 @@ async fn a_tool_error_in_a_task_stays_a_tool_result() {
     for via in BOTH_WAYS {
         let served = serve(via).await;
         let client = served.client(tasks_client(&Asked::default())).await;
-        let result = within("broken", client.call_tool("broken", json!({}))).await.unwrap();
+        let result = within("broken", client.call_tool("broken", json!({}))).await.must();
         assert_eq!(result.is_error, Some(true), "{via:?}");
         assert!(text_of(&result).contains("the input data is corrupt"), "{via:?}: {}", text_of(&result));
     }
@@ -264,7 +283,7 @@ async fn a_failed_task_is_the_servers_error() {
     for via in BOTH_WAYS {
         let served = serve(via).await;
         let client = served.client(tasks_client(&Asked::default())).await;
-        let error = within("crash", client.call_tool("crash", json!({}))).await.unwrap_err();
+        let error = within("crash", client.call_tool("crash", json!({}))).await.must_fail();
         let ClientError::Rpc(error) = error else { panic!("{via:?}: expected an RPC error, got {error:?}") };
         assert_eq!(error.code, -32603, "{via:?}");
         assert!(error.message.contains("internal error"), "{via:?}: {}", error.message);
@@ -277,7 +296,7 @@ async fn a_task_that_asks_for_input_halfway_through_is_answered_by_the_callback(
         let served = serve(via).await;
         let asked = Asked::default();
         let client = served.client(tasks_client(&asked)).await;
-        let result = within("remove", client.call_tool("remove", json!({"filename": "a.txt"}))).await.unwrap();
+        let result = within("remove", client.call_tool("remove", json!({"filename": "a.txt"}))).await.must();
         assert_eq!(text_of(&result), "Deleted a.txt.", "{via:?}");
         let inputs = task_inputs(&asked);
         assert_eq!(inputs.len(), 1, "{via:?}: asked once, as a task's question: {:?}", asked.all());
@@ -291,7 +310,7 @@ async fn two_questions_at_once_are_each_answered_once() {
         let served = serve(via).await;
         let asked = Asked::default();
         let client = served.client(tasks_client(&asked)).await;
-        let result = within("two_questions", client.call_tool("two_questions", json!({}))).await.unwrap();
+        let result = within("two_questions", client.call_tool("two_questions", json!({}))).await.must();
         assert_eq!(text_of(&result), "Hello, Ada: confirmed.", "{via:?}");
         let inputs = task_inputs(&asked);
         let messages: BTreeSet<&str> = inputs.iter().map(|(_, m)| m.as_str()).collect();
@@ -308,7 +327,7 @@ async fn resolver_rounds_come_first_then_the_task() {
         let served = serve(via).await;
         let asked = Asked::default();
         let client = served.client(tasks_client(&asked)).await;
-        let result = within("greet_later", client.call_tool("greet_later", json!({}))).await.unwrap();
+        let result = within("greet_later", client.call_tool("greet_later", json!({}))).await.must();
         assert_eq!(text_of(&result), "Hello from the task, Ada! (task: true)", "{via:?}");
         let all = asked.all();
         assert_eq!(all.len(), 1, "{via:?}: {all:?}");
@@ -351,7 +370,7 @@ async fn a_call_that_times_out_cancels_its_task() {
         let options = CallOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
         let error = within("wait_forever", client.call_tool_with("wait_forever", json!({"tag": tag}), options))
             .await
-            .unwrap_err();
+            .must_fail();
         assert_eq!(error, ClientError::Timeout, "{via:?}");
         let task_id = started(&tag).await;
         reaches(&client, &task_id, TaskStatus::Cancelled).await;
@@ -369,9 +388,9 @@ async fn a_task_cancelled_elsewhere_ends_the_call_with_task_cancelled() {
     };
     let task_id = started("elsewhere").await;
     let other = served.client(tasks_client(&Asked::default())).await;
-    within("tasks/cancel", other.cancel_task(&task_id)).await.unwrap();
+    within("tasks/cancel", other.cancel_task(&task_id)).await.must();
     let ended = within("the call", call).await.expect("the call's task panicked");
-    assert_eq!(ended.unwrap_err(), ClientError::TaskCancelled);
+    assert_eq!(ended.must_fail(), ClientError::TaskCancelled);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -387,7 +406,7 @@ async fn the_one_round_api_hands_over_the_task() {
         let outcome =
             within("remove", client.call_tool_once("remove", json!({"filename": "b.txt"}), CallOptions::default()))
                 .await
-                .unwrap();
+                .must();
         let Outcome::Task(created) = outcome else { panic!("{via:?}: expected a task, got {outcome:?}") };
         let task_id = created.task.task_id;
         assert!(!created.task.status.is_terminal(), "{via:?}");
@@ -399,12 +418,12 @@ async fn the_one_round_api_hands_over_the_task() {
         assert_eq!(requests.len(), 1, "{via:?}: {requests:?}");
         let key = requests.keys().next().cloned().unwrap_or_default();
         let answer = InputResponse::Elicit(ElicitResult::accept(object(json!({"confirm": false}))));
-        within("tasks/update", other.update_task(&task_id, BTreeMap::from([(key, answer)]))).await.unwrap();
+        within("tasks/update", other.update_task(&task_id, BTreeMap::from([(key, answer)]))).await.must();
         let done = reaches(&other, &task_id, TaskStatus::Completed).await;
-        let result: CallToolResult = serde_json::from_value(Value::Object(done.result.unwrap_or_default())).unwrap();
+        let result: CallToolResult = serde_json::from_value(Value::Object(done.result.unwrap_or_default())).must();
         assert_eq!(text_of(&result), "Kept b.txt.", "{via:?}");
         // Cancelling a task that ended is acknowledged all the same.
-        within("tasks/cancel", other.cancel_task(&task_id)).await.unwrap();
+        within("tasks/cancel", other.cancel_task(&task_id)).await.must();
         assert!(task_inputs(&asked).is_empty(), "{via:?}: nobody followed the task but the caller");
     }
 }
@@ -418,10 +437,10 @@ async fn the_one_round_api_cancels_a_task() {
         client.call_tool_once("wait_forever", json!({"tag": "once-cancel"}), CallOptions::default()),
     )
     .await
-    .unwrap();
+    .must();
     let Outcome::Task(created) = outcome else { panic!("expected a task, got {outcome:?}") };
     assert_eq!(started("once-cancel").await, created.task.task_id);
-    within("tasks/cancel", client.cancel_task(&created.task.task_id)).await.unwrap();
+    within("tasks/cancel", client.cancel_task(&created.task.task_id)).await.must();
     reaches(&client, &created.task.task_id, TaskStatus::Cancelled).await;
     stopped("once-cancel").await;
 }
@@ -431,7 +450,7 @@ async fn an_unknown_task_is_invalid_params() {
     for via in BOTH_WAYS {
         let served = serve(via).await;
         let client = served.client(Client::builder().tasks(true)).await;
-        let error = within("tasks/get", client.get_task("no-such-task")).await.unwrap_err();
+        let error = within("tasks/get", client.get_task("no-such-task")).await.must_fail();
         assert_eq!(error.code(), Some(-32602), "{via:?}: {error:?}");
     }
 }
@@ -440,9 +459,9 @@ async fn an_unknown_task_is_invalid_params() {
 async fn a_legacy_session_has_no_tasks() {
     let served = serve(Via::InProcess).await;
     let client = served.client(Client::builder().tasks(true).mode(Mode::Legacy)).await;
-    let result = within("compute", client.call_tool("compute", json!({"label": "y"}))).await.unwrap();
+    let result = within("compute", client.call_tool("compute", json!({"label": "y"}))).await.must();
     assert_eq!(text_of(&result), "computed y (task: false)");
-    let error = within("tasks/get", client.get_task("any")).await.unwrap_err();
+    let error = within("tasks/get", client.get_task("any")).await.must_fail();
     assert!(matches!(error, ClientError::Unsupported(_)), "{error:?}");
 }
 
@@ -455,9 +474,9 @@ async fn without_the_extension_an_optional_task_runs_plainly_and_a_required_one_
     for via in BOTH_WAYS {
         let served = serve(via).await;
         let client = served.client(Client::builder()).await;
-        let result = within("compute", client.call_tool("compute", json!({"label": "z"}))).await.unwrap();
+        let result = within("compute", client.call_tool("compute", json!({"label": "z"}))).await.must();
         assert_eq!(text_of(&result), "computed z (task: false)", "{via:?}");
-        let error = within("broken", client.call_tool("broken", json!({}))).await.unwrap_err();
+        let error = within("broken", client.call_tool("broken", json!({}))).await.must_fail();
         let ClientError::Rpc(error) = error else { panic!("{via:?}: expected an RPC error, got {error:?}") };
         assert_eq!(error.code, -32021, "{via:?}");
         let required = error.data.as_ref().and_then(|d| d.pointer("/requiredCapabilities/extensions"));
@@ -532,7 +551,7 @@ async fn a_question_still_listed_after_its_answer_is_not_answered_again() {
     let result = json!({"result": {"content": [{"type": "text", "text": "done"}], "isError": false}});
     peer.answer(&get, task_state("completed", result)).await;
 
-    let result = within("the call", call).await.expect("the call's task panicked").unwrap();
+    let result = within("the call", call).await.expect("the call's task panicked").must();
     assert_eq!(text_of(&result), "done");
     assert_eq!(task_inputs(&asked), [("q1".to_owned(), "First?".to_owned()), ("q2".to_owned(), "Second?".to_owned())]);
 }
@@ -546,14 +565,14 @@ async fn a_task_where_none_was_declared_is_a_protocol_error() {
     let request = peer.expect("tools/call").await;
     assert!(!declares_the_extension(&request), "{request}");
     peer.answer(&request, created_task()).await;
-    let error = within("the call", call).await.expect("the call's task panicked").unwrap_err();
+    let error = within("the call", call).await.expect("the call's task panicked").must_fail();
     assert!(matches!(&error, ClientError::Protocol(why) if why.contains("task")), "{error:?}");
 
     let (client, mut peer) = connect_peer(Client::builder().tasks(true), true).await;
     let call = tokio::spawn(async move { client.get_prompt("p", BTreeMap::new()).await });
     let request = peer.expect("prompts/get").await;
     peer.answer(&request, created_task()).await;
-    let error = within("the prompt", call).await.expect("the call's task panicked").unwrap_err();
+    let error = within("the prompt", call).await.expect("the call's task panicked").must_fail();
     assert!(matches!(&error, ClientError::Protocol(why) if why.contains("task")), "{error:?}");
 }
 
@@ -570,11 +589,11 @@ async fn task_requests_over_http_name_the_task_in_mcp_name() {
         _ => (200, "application/json", rpc_result(post, json!({"resultType": "complete"}))),
     })
     .await;
-    let client = within("connect", Client::builder().tasks(true).connect_http(&url(addr))).await.unwrap();
-    let result = within("call", client.call_tool("slow", json!({}))).await.unwrap();
+    let client = within("connect", Client::builder().tasks(true).connect_http(&url(addr))).await.must();
+    let result = within("call", client.call_tool("slow", json!({}))).await.must();
     assert_eq!(text_of(&result), "over http");
-    within("tasks/update", client.update_task("t1", InputResponses::new())).await.unwrap();
-    within("tasks/cancel", client.cancel_task("t1")).await.unwrap();
+    within("tasks/update", client.update_task("t1", InputResponses::new())).await.must();
+    within("tasks/cancel", client.cancel_task("t1")).await.must();
     let posts = lock(&posts).clone();
     let seen: Vec<(&str, Option<&str>, Option<&str>)> = posts
         .iter()
@@ -594,4 +613,28 @@ async fn task_requests_over_http_name_the_task_in_mcp_name() {
         ]
     );
     assert!(posts[1..].iter().all(|p| declares_the_extension(&p.body)), "every request declares the extension");
+}
+
+#[tokio::test]
+async fn the_client_waits_the_interval_the_server_suggests() {
+    use super::scripted_peer::connect_peer;
+    let (client, mut peer) = connect_peer(Client::builder().tasks(true), true).await;
+    let call = tokio::spawn(async move { client.call_tool("x", json!({})).await });
+    let request = peer.expect("tools/call").await;
+    let mut created = object(created_task());
+    created.insert("pollIntervalMs".into(), json!(150));
+    peer.answer(&request, Value::Object(created)).await;
+    let answered = std::time::Instant::now();
+    let get = peer.expect("tasks/get").await;
+    let first = answered.elapsed();
+    assert!(first >= Duration::from_millis(140), "polled after {first:?}, not the 150 ms suggested");
+    // The interval is refreshed from each answer.
+    peer.answer(&get, task_state("working", json!({"pollIntervalMs": 300}))).await;
+    let answered = std::time::Instant::now();
+    let get = peer.expect("tasks/get").await;
+    let second = answered.elapsed();
+    assert!(second >= Duration::from_millis(290), "polled after {second:?}, not the 300 ms suggested");
+    peer.answer(&get, task_state("completed", json!({"result": {"content": []}}))).await;
+    let result = within("the call", call).await.expect("the call's task panicked").must();
+    assert!(result.content.is_empty());
 }
