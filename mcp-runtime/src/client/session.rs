@@ -44,7 +44,8 @@ pub struct CallOptions {
     pub input_responses: Option<InputResponses>,
     /// The `requestState` to echo with the first request (to resume a persisted flow).
     pub request_state: Option<String>,
-    /// A wall-clock limit for the whole call, rounds included (overrides the client's).
+    /// A wall-clock limit for the whole call, rounds and a task's polling included
+    /// (overrides the client's). Past it, a task the call was following is cancelled.
     pub timeout: Option<Duration>,
 }
 

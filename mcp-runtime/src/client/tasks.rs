@@ -196,7 +196,13 @@ impl Client {
                         let callbacks = self.inner.callbacks.clone();
                         let answer = move |key, request| callbacks.answer(Asker::TaskInput(key), request);
                         let responses = driver::answer_all(fresh, &answer).await?;
-                        self.update_task(&task_id, responses).await?;
+                        match self.update_task(&task_id, responses).await {
+                            // The task ended (or went) meanwhile: the next poll says how.
+                            Err(ClientError::Rpc(e)) if e.code == ErrorCode::INVALID_PARAMS => {
+                                tracing::debug!("the task refused the answers; polling it again");
+                            }
+                            other => other?,
+                        }
                     }
                 }
                 TaskStatus::Completed => {

@@ -638,3 +638,22 @@ async fn the_client_waits_the_interval_the_server_suggests() {
     let result = within("the call", call).await.expect("the call's task panicked").must();
     assert!(result.content.is_empty());
 }
+
+#[tokio::test]
+async fn answers_refused_by_a_task_that_ended_meanwhile_do_not_fail_the_call() {
+    use super::scripted_peer::connect_peer;
+    let (client, mut peer) = connect_peer(tasks_client(&Asked::default()), true).await;
+    let call = tokio::spawn(async move { client.call_tool("x", json!({})).await });
+    let request = peer.expect("tools/call").await;
+    peer.answer(&request, created_task()).await;
+    let get = peer.expect("tasks/get").await;
+    peer.answer(&get, task_state("input_required", json!({"inputRequests": {"q1": elicit_request("First?")}}))).await;
+    let update = peer.expect("tasks/update").await;
+    peer.send(json!({"jsonrpc": "2.0", "id": update["id"], "error": {"code": -32602, "message": "Task is terminal"}}))
+        .await;
+    let get = peer.expect("tasks/get").await;
+    let result = json!({"result": {"content": [{"type": "text", "text": "finished anyway"}]}});
+    peer.answer(&get, task_state("completed", result)).await;
+    let result = within("the call", call).await.expect("the call's task panicked").must();
+    assert_eq!(text_of(&result), "finished anyway");
+}
