@@ -30,6 +30,9 @@ pub enum Asker {
     InputRequest(String),
     /// A 2025-11-25 server-to-client request with this id.
     ServerRequest(RequestId),
+    /// An input request of a running task (its `inputRequests`, tasks extension), under
+    /// this key. Task keys are their own namespace, apart from the call's rounds.
+    TaskInput(String),
 }
 
 /// Answers `elicitation/create`.

@@ -73,7 +73,11 @@ where
 }
 
 /// Answer every question of a round concurrently; the first failure cancels the rest.
-async fn answer_all<A, AF>(requests: crate::protocol::InputRequests, answer: &A) -> Result<InputResponses, ClientError>
+/// (A task's `inputRequests` are answered here too.)
+pub(crate) async fn answer_all<A, AF>(
+    requests: crate::protocol::InputRequests,
+    answer: &A,
+) -> Result<InputResponses, ClientError>
 where
     A: Fn(String, InputRequest) -> AF,
     AF: Future<Output = Result<crate::protocol::InputResponse, Error>> + Send + 'static,

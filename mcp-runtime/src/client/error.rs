@@ -37,6 +37,9 @@ pub enum ClientError {
     },
     /// The call did not finish within its timeout (it was cancelled).
     Timeout,
+    /// The task the server ran the call as was cancelled before it finished (tasks
+    /// extension).
+    TaskCancelled,
     /// No protocol version both sides support.
     Unsupported(String),
     /// Authorizing with the server's authorization server failed (the `oauth` feature).
@@ -59,6 +62,7 @@ impl std::fmt::Display for ClientError {
                 write!(f, "the callback for '{key}' failed: {} ({})", error.message, error.code)
             }
             ClientError::Timeout => write!(f, "the call timed out"),
+            ClientError::TaskCancelled => write!(f, "the task running the call was cancelled"),
             ClientError::Unsupported(why) => write!(f, "no common protocol version: {why}"),
             #[cfg(feature = "oauth")]
             ClientError::OAuth(e) => write!(f, "authorization failed: {e}"),

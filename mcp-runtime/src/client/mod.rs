@@ -7,6 +7,9 @@
 //!   `connect_http`, `connect_stdio`, `connect_in_process` or `connect_raw`.
 //! - Under 2026-07-28, `call_tool`, `get_prompt` and `read_resource` run the retry loop
 //!   (the driver); the `*_once` forms return one round for callers that drive it themselves.
+//! - With [`ClientBuilder::tasks`], a `tools/call` the server runs as a task is polled
+//!   to its end by `call_tool`; [`Client::get_task`], [`Client::update_task`] and
+//!   [`Client::cancel_task`] drive a persisted task by hand.
 //! - In a 2025-11-25 session, the same callbacks answer the server's requests.
 //! - [`Client::complete`] asks for completions of a prompt argument or a resource
 //!   template variable.
@@ -35,6 +38,7 @@ mod raw;
 mod session;
 #[cfg(feature = "http")]
 mod sse;
+mod tasks;
 
 pub use callbacks::{Asker, CallbackFuture, ElicitationHandler, RootsHandler, SamplingHandler};
 pub use error::{CertificateProblem, ClientError, TransportError, TransportErrorKind};

@@ -1,6 +1,7 @@
 //! [`Client`]: connect, negotiate the era, and call the server with the retry loop.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,11 +14,12 @@ use super::callbacks::{Asker, Callbacks, ElicitationHandler, RootsHandler, Sampl
 use super::driver::{self, DEFAULT_MAX_ROUNDS, Round};
 use super::link::{Link, LinkEra, Outgoing, StreamLink};
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, DiscoverResult, ErrorCode, GetPromptResult, Implementation, InitializeResult,
-    InputRequiredResult, InputResponses, JsonObject, LATEST_LEGACY_PROTOCOL_VERSION, LATEST_PROTOCOL_VERSION,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
-    LoggingMessageParams, Outcome, ProgressParams, Prompt, ReadResourceResult, Resource, ResourceTemplate,
-    SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, Tool, keys, methods,
+    CallToolResult, ClientCapabilities, CreateTaskResult, DiscoverResult, ErrorCode, GetPromptResult, Implementation,
+    InitializeResult, InputRequiredResult, InputResponses, JsonObject, LATEST_LEGACY_PROTOCOL_VERSION,
+    LATEST_PROTOCOL_VERSION, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, LoggingMessageParams, Outcome, ProgressParams, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, TASKS_EXTENSION, Tool,
+    keys, methods,
 };
 use crate::wire::headers::HeaderParam;
 use crate::wire::untrusted::Untrusted;
@@ -42,7 +44,8 @@ pub struct CallOptions {
     pub input_responses: Option<InputResponses>,
     /// The `requestState` to echo with the first request (to resume a persisted flow).
     pub request_state: Option<String>,
-    /// A wall-clock limit for the whole call, rounds included (overrides the client's).
+    /// A wall-clock limit for the whole call, rounds and a task's polling included
+    /// (overrides the client's). Past it, a task the call was following is cancelled.
     pub timeout: Option<Duration>,
 }
 
@@ -56,6 +59,7 @@ pub struct ClientBuilder {
     timeout: Option<Duration>,
     log_level: Option<LoggingLevel>,
     bearer: Option<String>,
+    tasks: bool,
     #[cfg(feature = "oauth")]
     oauth: Option<super::oauth::OAuth>,
     /// Root certificates trusted on top of the platform's (`tls`).
@@ -82,6 +86,7 @@ impl Default for ClientBuilder {
             timeout: None,
             log_level: None,
             bearer: None,
+            tasks: false,
             #[cfg(feature = "oauth")]
             oauth: None,
             #[cfg(feature = "tls")]
@@ -153,6 +158,43 @@ impl ClientBuilder {
     /// A default wall-clock limit for each call.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Declare the tasks extension (`io.modelcontextprotocol/tasks`) in every 2026-07-28
+    /// request (default: off). The server may then answer a `tools/call` with a task
+    /// instead of its result: [`call_tool`](Client::call_tool) polls it to the end
+    /// (`tasks/get`, every `pollIntervalMs`), answers its questions with the callbacks
+    /// (`tasks/update`), and cancels it (`tasks/cancel`) when the call is dropped or times
+    /// out; [`call_tool_once`](Client::call_tool_once) returns it as
+    /// [`Outcome::Task`] for callers that poll it themselves
+    /// ([`get_task`](Client::get_task)). A 2025-11-25 session has no tasks: the option
+    /// changes nothing there.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp::client::ClientError> {
+    /// use std::time::Duration;
+    ///
+    /// /// Export the warehouse: minutes of work.
+    /// #[mcp::tool(task = "required")]
+    /// async fn export() -> String {
+    ///     "exported".to_owned()
+    /// }
+    ///
+    /// let server = mcp::Server::builder("warehouse", "1.0.0")
+    ///     .tool::<export>()
+    ///     .tasks(mcp::tasks::TaskConfig::builder().poll_interval(Duration::from_millis(20)).build())
+    ///     .build();
+    /// let client = mcp::client::Client::builder().tasks(true).connect_in_process(&server).await?;
+    /// // The server answers with a task; the client polls it until it completes.
+    /// let result = client.call_tool("export", serde_json::json!({})).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("exported"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tasks(mut self, enabled: bool) -> Self {
+        self.tasks = enabled;
         self
     }
 
@@ -258,10 +300,12 @@ impl ClientBuilder {
 
     async fn finish(self, link: Arc<dyn Link>) -> Result<Client, ClientError> {
         let capabilities = self.callbacks.capabilities();
-        let meta_values = (
-            serde_json::to_value(&capabilities).unwrap_or_default(),
-            serde_json::to_value(&self.info).unwrap_or_default(),
-        );
+        let with_tasks = with_tasks_extension(capabilities.clone());
+        let meta_values = MetaValues {
+            capabilities: serde_json::to_value(&capabilities).unwrap_or_default(),
+            with_tasks: serde_json::to_value(&with_tasks).unwrap_or_default(),
+            info: serde_json::to_value(&self.info).unwrap_or_default(),
+        };
         let mut inner = Inner {
             link,
             callbacks: self.callbacks,
@@ -270,6 +314,7 @@ impl ClientBuilder {
             max_rounds: self.max_rounds,
             timeout: self.timeout,
             log_level: self.log_level,
+            tasks: self.tasks,
             era: LinkEra::Modern(LATEST_PROTOCOL_VERSION.to_owned()),
             server_info: None,
             server_capabilities: ServerCapabilities::default(),
@@ -291,6 +336,8 @@ pub(crate) struct Inner {
     pub(crate) max_rounds: usize,
     pub(crate) timeout: Option<Duration>,
     pub(crate) log_level: Option<LoggingLevel>,
+    /// Whether requests declare the tasks extension (`ClientBuilder::tasks`).
+    pub(crate) tasks: bool,
     pub(crate) era: LinkEra,
     pub(crate) server_info: Option<Implementation>,
     pub(crate) server_capabilities: ServerCapabilities,
@@ -299,7 +346,28 @@ pub(crate) struct Inner {
     header_params: Mutex<Option<HashMap<String, Vec<HeaderParam>>>>,
     progress_tokens: AtomicU64,
     /// The capabilities and client info as `_meta` values, encoded once.
-    meta_values: (Value, Value),
+    meta_values: MetaValues,
+}
+
+/// The `_meta` values every 2026-07-28 request carries, encoded once.
+struct MetaValues {
+    /// The callbacks' capabilities.
+    capabilities: Value,
+    /// The same, with the tasks extension.
+    with_tasks: Value,
+    /// `clientInfo`.
+    info: Value,
+}
+
+/// `capabilities` plus the tasks extension (`{}`: no settings).
+fn with_tasks_extension(mut capabilities: ClientCapabilities) -> ClientCapabilities {
+    capabilities.extensions.get_or_insert_with(BTreeMap::new).insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
+    capabilities
+}
+
+/// Whether `method` belongs to the tasks extension, which only answers requests declaring it.
+fn is_tasks_method(method: &str) -> bool {
+    method.starts_with("tasks/")
 }
 
 impl Inner {
@@ -307,15 +375,27 @@ impl Inner {
         matches!(self.era, LinkEra::Modern(_))
     }
 
+    /// Whether this session's requests declare the tasks extension (2026-07-28 only).
+    pub(crate) fn declares_tasks(&self) -> bool {
+        self.tasks && self.is_modern()
+    }
+
     /// Params with the era's `_meta`: the protocol version, capabilities and client info
-    /// on every 2026-07-28 request; a progress token when progress is wanted.
-    pub(crate) fn with_meta(&self, mut params: JsonObject) -> JsonObject {
+    /// on every 2026-07-28 request (the capabilities with the tasks extension when it is
+    /// on, and always on the `tasks/*` methods, which need it); a progress token when
+    /// progress is wanted.
+    pub(crate) fn with_meta(&self, method: &str, mut params: JsonObject) -> JsonObject {
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
         let Value::Object(meta) = meta else { return params };
         if let LinkEra::Modern(version) = &self.era {
             meta.insert(keys::PROTOCOL_VERSION.into(), Value::String(version.clone()));
-            meta.insert(keys::CLIENT_CAPABILITIES.into(), self.meta_values.0.clone());
-            meta.insert(keys::CLIENT_INFO.into(), self.meta_values.1.clone());
+            let capabilities = if self.tasks || is_tasks_method(method) {
+                &self.meta_values.with_tasks
+            } else {
+                &self.meta_values.capabilities
+            };
+            meta.insert(keys::CLIENT_CAPABILITIES.into(), capabilities.clone());
+            meta.insert(keys::CLIENT_INFO.into(), self.meta_values.info.clone());
             if let Some(level) = self.log_level {
                 meta.insert(keys::LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or_default());
             }
@@ -331,7 +411,7 @@ impl Inner {
     }
 
     pub(crate) async fn send(&self, mut out: Outgoing) -> Result<Value, ClientError> {
-        out.params = self.with_meta(std::mem::take(&mut out.params));
+        out.params = self.with_meta(&out.method, std::mem::take(&mut out.params));
         let retry = out.clone();
         match self.link.request(out).await {
             // The server says it does not support our version but lists it: retry once.
@@ -373,7 +453,7 @@ impl Inner {
 /// ```
 #[derive(Clone)]
 pub struct Client {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Client {
@@ -396,15 +476,31 @@ fn object(value: Value) -> JsonObject {
     }
 }
 
-/// Read a result: `input_required`, or complete (also when `resultType` is absent).
-fn parse_round<T: DeserializeOwned>(value: Value) -> Result<Round<T>, ClientError> {
+/// Where a call's rounds end: its result, or a task that will produce it.
+pub(super) enum Landed<T> {
+    /// The final result.
+    Result(T),
+    /// A task to poll (`tools/call` with the tasks extension declared).
+    Task(Box<CreateTaskResult>),
+}
+
+/// Read a result: `input_required`, a task (only where `task_allowed`: a `tools/call`
+/// that declared the extension; anywhere else it is an invalid answer), or complete
+/// (also when `resultType` is absent).
+fn parse_round<T: DeserializeOwned>(value: Value, task_allowed: bool) -> Result<Round<Landed<T>>, ClientError> {
     let kind = value.get("resultType").and_then(Value::as_str).map(str::to_owned);
     match kind.as_deref() {
         Some("input_required") => serde_json::from_value::<InputRequiredResult>(value)
             .map(Round::InputRequired)
             .map_err(|e| ClientError::Protocol(format!("malformed InputRequiredResult: {e}"))),
+        Some("task") if task_allowed => serde_json::from_value::<CreateTaskResult>(value)
+            .map(|task| Round::Complete(Landed::Task(Box::new(task))))
+            .map_err(|e| ClientError::Protocol(format!("malformed CreateTaskResult: {e}"))),
+        Some("task") => {
+            Err(ClientError::Protocol("the server answered with a task where the client accepts none".into()))
+        }
         None | Some("complete") => serde_json::from_value::<T>(value)
-            .map(Round::Complete)
+            .map(|result| Round::Complete(Landed::Result(result)))
             .map_err(|e| ClientError::Protocol(format!("malformed result: {e}"))),
         Some(other) => Err(ClientError::Protocol(format!("unknown resultType {other:?}"))),
     }
@@ -524,6 +620,12 @@ impl Client {
 
     /// Call a tool and return its final result, answering the server's questions with the
     /// callbacks along the way.
+    ///
+    /// With [`ClientBuilder::tasks`] on, a server may run the call as a task: it is then
+    /// polled to its end (a tool error stays an `isError` result; a failed task is
+    /// [`ClientError::Rpc`] with the task's error; a cancelled one
+    /// [`ClientError::TaskCancelled`]), its questions are answered with the same
+    /// callbacks, and dropping the call (or its timeout) cancels the task.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         self.call_tool_with(name, arguments, CallOptions::default()).await
     }
@@ -536,11 +638,20 @@ impl Client {
         options: CallOptions,
     ) -> Result<CallToolResult, ClientError> {
         let call = tool_call(name, arguments);
-        self.run(call, options).await
+        let timeout = options.timeout.or(self.inner.timeout);
+        within(timeout, async {
+            match self.rounds::<CallToolResult>(call, options).await? {
+                Landed::Result(result) => Ok(result),
+                Landed::Task(task) => self.follow_task(*task).await,
+            }
+        })
+        .await
     }
 
     /// One round of a tool call, for a caller that drives the retries itself (and may
-    /// persist `requestState` between them): the result, or the server's questions.
+    /// persist `requestState` between them): the result, or the server's questions, or
+    /// (with [`ClientBuilder::tasks`] on) the task the server runs it as, whose id the
+    /// caller may persist and poll with [`get_task`](Self::get_task).
     pub async fn call_tool_once(
         &self,
         name: &str,
@@ -591,7 +702,8 @@ impl Client {
         call: &Call,
         responses: Option<InputResponses>,
         state: Option<String>,
-    ) -> Result<Round<T>, ClientError> {
+    ) -> Result<Round<Landed<T>>, ClientError> {
+        let task_allowed = call.method == methods::TOOLS_CALL && self.inner.declares_tasks();
         let mut params = call.params.clone();
         if let Some(responses) = responses {
             params.insert("inputResponses".into(), serde_json::to_value(responses).unwrap_or_default());
@@ -607,7 +719,7 @@ impl Client {
                 out.header_params = self.header_values(call);
             }
             match self.inner.send(out).await {
-                Ok(value) => return parse_round(value),
+                Ok(value) => return parse_round(value, task_allowed),
                 // The tool's headers were stale: list the tools again and resend once.
                 Err(ClientError::Rpc(e))
                     if e.code == ErrorCode::HEADER_MISMATCH
@@ -648,35 +760,57 @@ impl Client {
             .collect()
     }
 
-    /// The whole call: the first round, then the retry loop, within the timeout.
+    /// The whole call of a method that never becomes a task, within the timeout.
     async fn run<T: DeserializeOwned + Send + 'static>(
         &self,
         call: Call,
         options: CallOptions,
     ) -> Result<T, ClientError> {
         let timeout = options.timeout.or(self.inner.timeout);
-        let work = async {
-            let first = self.once::<T>(&call, options.input_responses, options.request_state).await?;
-            let callbacks = self.inner.callbacks.clone();
-            driver::drive(
-                first,
-                self.inner.max_rounds,
-                move |key, request| callbacks.answer(Asker::InputRequest(key), request),
-                |responses, state| self.once::<T>(&call, responses, state),
-                tokio::time::sleep,
-            )
-            .await
-        };
-        match timeout {
-            Some(limit) => tokio::time::timeout(limit, work).await.unwrap_or(Err(ClientError::Timeout)),
-            None => work.await,
-        }
+        within(timeout, async {
+            match self.rounds::<T>(call, options).await? {
+                Landed::Result(result) => Ok(result),
+                Landed::Task(_) => Err(ClientError::Protocol("the server answered with a task".into())),
+            }
+        })
+        .await
+    }
+
+    /// The first round, then the retry loop until the result or a task.
+    async fn rounds<T: DeserializeOwned + Send + 'static>(
+        &self,
+        call: Call,
+        options: CallOptions,
+    ) -> Result<Landed<T>, ClientError> {
+        let first = self.once::<T>(&call, options.input_responses, options.request_state).await?;
+        let callbacks = self.inner.callbacks.clone();
+        driver::drive(
+            first,
+            self.inner.max_rounds,
+            move |key, request| callbacks.answer(Asker::InputRequest(key), request),
+            |responses, state| self.once::<T>(&call, responses, state),
+            tokio::time::sleep,
+        )
+        .await
     }
 }
 
-fn round_to_outcome<T>(round: Round<T>) -> Outcome<T> {
+/// Run `work` within `timeout` (when there is one): past it, `work` is dropped, which
+/// cancels what it was doing, and the call fails with [`ClientError::Timeout`].
+async fn within<T>(
+    timeout: Option<Duration>,
+    work: impl Future<Output = Result<T, ClientError>>,
+) -> Result<T, ClientError> {
+    match timeout {
+        Some(limit) => tokio::time::timeout(limit, work).await.unwrap_or(Err(ClientError::Timeout)),
+        None => work.await,
+    }
+}
+
+fn round_to_outcome<T>(round: Round<Landed<T>>) -> Outcome<T> {
     match round {
-        Round::Complete(result) => Outcome::Complete(result),
+        Round::Complete(Landed::Result(result)) => Outcome::Complete(result),
+        Round::Complete(Landed::Task(task)) => Outcome::Task(*task),
         Round::InputRequired(asked) => Outcome::InputRequired(asked),
     }
 }

@@ -40,6 +40,7 @@ mod negotiation;
 mod scripted_http;
 mod scripted_peer;
 mod stdio;
+mod tasks;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -4,17 +4,17 @@ use super::*;
 
 /// One POST as the scripted HTTP server saw it: lowercased header names, and the body.
 #[derive(Debug, Clone)]
-struct Post {
-    headers: BTreeMap<String, String>,
-    body: Value,
+pub(super) struct Post {
+    pub(super) headers: BTreeMap<String, String>,
+    pub(super) body: Value,
 }
 
 /// What the scripted HTTP server answers: status, content type, body.
-type Reply = (u16, &'static str, String);
+pub(super) type Reply = (u16, &'static str, String);
 
 /// Serve HTTP/1.1 on 127.0.0.1, one request per connection, answering each POST with
 /// `respond`; every POST is recorded.
-async fn scripted_http(
+pub(super) async fn scripted_http(
     respond: impl Fn(&Post) -> Reply + Send + Sync + 'static,
 ) -> (SocketAddr, Arc<Mutex<Vec<Post>>>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -69,11 +69,11 @@ async fn scripted_http(
     (addr, posts)
 }
 
-fn rpc_result(post: &Post, result: Value) -> String {
+pub(super) fn rpc_result(post: &Post, result: Value) -> String {
     json!({"jsonrpc": "2.0", "id": post.body["id"], "result": result}).to_string()
 }
 
-fn discovered(post: &Post) -> Reply {
+pub(super) fn discovered(post: &Post) -> Reply {
     let result = json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}});
     (200, "application/json", rpc_result(post, result))
 }

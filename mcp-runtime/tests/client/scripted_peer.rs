@@ -3,33 +3,33 @@
 use super::*;
 
 /// The server end of an in-memory pipe, driven line by line by the test.
-struct Peer {
+pub(super) struct Peer {
     lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
     writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
 }
 
 impl Peer {
     /// The next message the client sent.
-    async fn recv(&mut self) -> Value {
+    pub(super) async fn recv(&mut self) -> Value {
         let line = within("the client's next message", self.lines.next_line()).await;
         let line = line.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("the client closed the pipe"));
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
     }
 
     /// The next message, which must be `method`.
-    async fn expect(&mut self, method: &str) -> Value {
+    pub(super) async fn expect(&mut self, method: &str) -> Value {
         let message = self.recv().await;
         assert_eq!(message["method"], method, "{message}");
         message
     }
 
-    async fn send(&mut self, message: Value) {
+    pub(super) async fn send(&mut self, message: Value) {
         use tokio::io::AsyncWriteExt;
         let line = format!("{message}\n");
         within("writing to the client", self.writer.write_all(line.as_bytes())).await.unwrap_or_else(|e| panic!("{e}"));
     }
 
-    async fn answer(&mut self, request: &Value, result: Value) {
+    pub(super) async fn answer(&mut self, request: &Value, result: Value) {
         self.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
     }
 
@@ -40,7 +40,7 @@ impl Peer {
 
 /// A client connected to a [`Peer`] that answers the negotiation: `server/discover` when
 /// `modern`, else a refusal of it and the `initialize` handshake.
-async fn connect_peer(builder: ClientBuilder, modern: bool) -> (Client, Peer) {
+pub(super) async fn connect_peer(builder: ClientBuilder, modern: bool) -> (Client, Peer) {
     use tokio::io::AsyncBufReadExt;
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (client_read, client_write) = tokio::io::split(client_end);
