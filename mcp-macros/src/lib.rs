@@ -84,8 +84,8 @@ use proc_macro::TokenStream;
 ///   the request declares the extension; `"required"` refuses requests that do not
 ///   (`-32021`). `Resolve<...>` parameters are asked first, in multi round-trip rounds; the
 ///   body then runs as the task's work, which reaches it through `ctx.task()` and asks the
-///   client with `mcp::resolve::ask`. Such a tool cannot return an `InputRequiredResult`
-///   (a compile error). See `mcp::tasks`.
+///   client with `mcp::resolve::ask`. Such a tool is an `async fn` and cannot return an
+///   `InputRequiredResult` (compile errors otherwise). See `mcp::tasks`.
 /// - `crate = "path"`: where the `mcp` crate is, for crates that re-export it
 ///   (default `::mcp`), as with `#[serde(crate = "...")]`.
 ///

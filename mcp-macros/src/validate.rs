@@ -194,6 +194,14 @@ pub fn validate(model: &FnModel, errors: &mut Vec<syn::Error>) {
     {
         errors.push(syn::Error::new(found.span(), TASK_WITH_INPUT));
     }
+    if model.options.task.is_some() && !model.is_async {
+        errors.push(syn::Error::new(
+            model.ident.span(),
+            "a task tool must be an `async fn`: its work runs on the async runtime, where a long \
+             synchronous body would hold a worker thread that cancellation cannot stop; make it `async` \
+             and move blocking work to `tokio::task::spawn_blocking`",
+        ));
+    }
     if let Some(task) = &model.options.task
         && !matches!(task.value().as_str(), "optional" | "required")
     {

@@ -63,6 +63,8 @@ pub(crate) struct ContextInner {
     pub(crate) http: Option<Arc<http::request::Parts>>,
     /// The task this request's work runs as, once it became one.
     pub(crate) task: std::sync::OnceLock<TaskHandle>,
+    /// Whether the request is a `tools/call`, the one method that may become a task.
+    pub(crate) tools_call: bool,
 }
 
 /// What a transport knows about where a request came from: the verified caller and,
@@ -114,6 +116,7 @@ impl RequestContext {
             #[cfg(feature = "http")]
             http: None,
             task: std::sync::OnceLock::new(),
+            tools_call: false,
         })
     }
 
@@ -124,12 +127,13 @@ impl RequestContext {
         self.inner.task.get()
     }
 
-    /// Whether this request may be answered with a task: it is a 2026-07-28 request that
-    /// declares the tasks extension, to a server that runs tasks (one with a task tool, or
+    /// Whether this request may be answered with a task: it is a 2026-07-28 `tools/call`
+    /// that declares the tasks extension, to a server that runs tasks (one with a task tool, or
     /// [`ServerBuilder::tasks`](crate::server::ServerBuilder::tasks)), and it is not
     /// already a task's work.
     pub fn can_create_task(&self) -> bool {
         !self.inner.legacy
+            && self.inner.tools_call
             && self.inner.task.get().is_none()
             && declares_tasks(&self.inner.client_capabilities)
             && self.inner.server.tasks().is_some()
@@ -187,8 +191,7 @@ impl RequestContext {
     /// The owner of the tasks this request creates or reads: a digest of its principal.
     pub(crate) fn task_owner(&self) -> Option<String> {
         let principal = self.inner.auth.as_deref().map(AuthInfo::principal)?;
-        let digest = ring::digest::digest(&ring::digest::SHA256, principal.as_bytes());
-        Some(digest.as_ref().iter().map(|b| format!("{b:02x}")).collect())
+        Some(self.inner.server.tasks()?.owner_of(&principal))
     }
 
     /// The JSON-RPC id of the request.

@@ -132,6 +132,7 @@ impl Server {
             #[cfg(feature = "http")]
             http: caller.http,
             task: std::sync::OnceLock::new(),
+            tools_call: method == methods::TOOLS_CALL,
         });
         if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
             return Ok(Payload::Encoded(text));
@@ -232,6 +233,7 @@ impl Server {
             #[cfg(feature = "http")]
             http: caller.http,
             task: std::sync::OnceLock::new(),
+            tools_call: method == methods::TOOLS_CALL,
         });
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern

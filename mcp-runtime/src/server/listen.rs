@@ -57,12 +57,26 @@ pub(crate) async fn listen(
     filter.task_ids = tasks.as_ref().map(|_| watched.iter().cloned().collect());
     let ack = SubscriptionsAcknowledgedParams { meta: Some(tag.clone()), notifications: filter.clone() };
     ctx.send_notification(methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await;
+    // Each watched task's state now, so one that finished before the stream opened is told.
+    for id in watched.clone() {
+        send_task(&ctx, &tag, &id, &mut watched).await;
+    }
     let deadline = lifetime(&ctx).and_then(|lifetime| tokio::time::Instant::now().checked_add(lifetime));
     loop {
         let received = tokio::select! {
             received = changes.recv() => received,
-            Some(task) = next_task(&mut tasks) => {
-                if watched.contains(&*task) && !send_task(&ctx, &tag, &task, &mut watched).await {
+            Some(changed) = next_task(&mut tasks) => {
+                // After a lag, every watched task may have changed unseen: send them all.
+                let ids = match changed {
+                    Some(id) if watched.contains(&*id) => vec![id.to_string()],
+                    Some(_) => continue,
+                    None => watched.iter().cloned().collect(),
+                };
+                let mut gone = false;
+                for id in ids {
+                    gone = gone || !send_task(&ctx, &tag, &id, &mut watched).await;
+                }
+                if gone {
                     break;
                 }
                 continue;
@@ -147,17 +161,17 @@ async fn watch_tasks(
     Ok((Some(feed), watched))
 }
 
-/// The next task that changed, or never without a feed.
-async fn next_task(feed: &mut Option<broadcast::Receiver<Arc<str>>>) -> Option<Arc<str>> {
+/// The next task that changed (`Some(None)` after a lag: any may have), or never without a
+/// feed.
+async fn next_task(feed: &mut Option<broadcast::Receiver<Arc<str>>>) -> Option<Option<Arc<str>>> {
     let Some(receiver) = feed else { return std::future::pending().await };
-    loop {
-        match receiver.recv().await {
-            Ok(id) => return Some(id),
-            Err(RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, "a task subscription fell behind; some task notifications were dropped");
-            }
-            Err(RecvError::Closed) => return std::future::pending().await,
+    match receiver.recv().await {
+        Ok(id) => Some(Some(id)),
+        Err(RecvError::Lagged(missed)) => {
+            tracing::debug!(missed, "a task subscription fell behind; resending the watched tasks");
+            Some(None)
         }
+        Err(RecvError::Closed) => std::future::pending().await,
     }
 }
 

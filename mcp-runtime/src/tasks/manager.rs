@@ -59,7 +59,10 @@ pub(crate) struct TaskManager {
     poll_interval_ms: Option<u64>,
     rng: ring::rand::SystemRandom,
     running: Mutex<HashMap<String, Arc<Signals>>>,
+    max_running: usize,
     updates: broadcast::Sender<Arc<str>>,
+    /// Keys the owner digests, so a stored owner reveals no principal.
+    owner_key: ring::hmac::Key,
 }
 
 impl std::fmt::Debug for TaskManager {
@@ -76,8 +79,16 @@ impl TaskManager {
             poll_interval_ms: Some(u64::try_from(config.poll_interval.as_millis()).unwrap_or(u64::MAX).max(1)),
             rng: ring::rand::SystemRandom::new(),
             running: Mutex::new(HashMap::new()),
+            max_running: config.max_running,
             updates: broadcast::channel(UPDATE_BUFFER).0,
+            owner_key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &config.owner_key),
         }
+    }
+
+    /// The owner recorded for tasks `principal` creates: a keyed digest of it.
+    pub(crate) fn owner_of(&self, principal: &str) -> String {
+        let tag = ring::hmac::sign(&self.owner_key, principal.as_bytes());
+        tag.as_ref().iter().map(|b| format!("{b:02x}")).collect()
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Signals>>> {
@@ -115,6 +126,10 @@ impl TaskManager {
         W: FnOnce(TaskHandle) -> F,
         F: Future<Output = Result<CallToolOutcome, Error>> + Send + 'static,
     {
+        if self.running().len() >= self.max_running {
+            tracing::warn!(max_running = self.max_running, "refusing a new task: as many are running as allowed");
+            return Err(Error::new(ErrorCode::INTERNAL_ERROR, "The server is running too many tasks; try again later"));
+        }
         let record = TaskRecord::new(self.new_id()?, owner, self.ttl_ms, self.poll_interval_ms);
         let created = CreateTaskResult::new(record.detailed().task);
         let id = record.id.clone();
@@ -205,11 +220,12 @@ impl TaskManager {
                     serde_json::from_value::<ListRootsResult>(value).map(InputResponse::ListRoots)
                 }
             };
-            let answer = answer.map_err(|e| {
-                Error::invalid_params(format!(
-                    "Invalid params: inputResponses[{key:?}] does not answer its question: {e}"
-                ))
-            })?;
+            let Ok(answer) = answer else {
+                return Err(Error::invalid_params(format!(
+                    "Invalid params: inputResponses[{key:?}] is not an answer to its {}",
+                    question.method()
+                )));
+            };
             answers.insert(key, answer);
         }
         if answers.is_empty() {

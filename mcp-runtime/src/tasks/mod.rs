@@ -19,9 +19,14 @@
 //! /// Export the warehouse: minutes of work.
 //! #[mcp::tool(task = "required")]
 //! async fn export(ctx: mcp::Context) -> String {
-//!     let task = ctx.task().expect("a required task always runs as one");
-//!     task.set_status_message("exporting").await;
-//!     format!("exported by task {}", task.id())
+//!     // A 2025-11-25 session has no tasks: there the tool runs as an ordinary call.
+//!     match ctx.task() {
+//!         Some(task) => {
+//!             task.set_status_message("exporting").await;
+//!             format!("exported by task {}", task.id())
+//!         }
+//!         None => "exported".to_owned(),
+//!     }
 //! }
 //!
 //! let server = mcp::Server::builder("warehouse", "1.0.0")
@@ -65,6 +70,8 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// The default number of live tasks the in-memory store keeps.
 pub const DEFAULT_MAX_TASKS: usize = 10_000;
+/// The default number of tasks whose work may run at once.
+pub const DEFAULT_MAX_RUNNING: usize = 1_000;
 
 /// How a server keeps its tasks: [`TaskConfig::builder`].
 #[derive(Clone)]
@@ -72,6 +79,8 @@ pub struct TaskConfig {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) poll_interval: Duration,
+    pub(crate) max_running: usize,
+    pub(crate) owner_key: Vec<u8>,
 }
 
 impl std::fmt::Debug for TaskConfig {
@@ -93,7 +102,13 @@ impl TaskConfig {
     /// Start from the defaults: in memory ([`DEFAULT_MAX_TASKS`]), [`DEFAULT_TTL`],
     /// [`DEFAULT_POLL_INTERVAL`].
     pub fn builder() -> TaskConfigBuilder {
-        TaskConfigBuilder { store: None, ttl: Some(DEFAULT_TTL), poll_interval: DEFAULT_POLL_INTERVAL }
+        TaskConfigBuilder {
+            store: None,
+            ttl: Some(DEFAULT_TTL),
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            max_running: DEFAULT_MAX_RUNNING,
+            owner_key: None,
+        }
     }
 }
 
@@ -104,6 +119,8 @@ pub struct TaskConfigBuilder {
     store: Option<Arc<dyn TaskStore>>,
     ttl: Option<Duration>,
     poll_interval: Duration,
+    max_running: usize,
+    owner_key: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for TaskConfigBuilder {
@@ -133,12 +150,40 @@ impl TaskConfigBuilder {
         self
     }
 
+    /// How many tasks may run at once ([`DEFAULT_MAX_RUNNING`]); a request that would start
+    /// one more is refused with a clear `-32603` (task work is not bounded by the transport's
+    /// in-flight limit, which ends with the request).
+    pub fn max_running(mut self, max: usize) -> Self {
+        self.max_running = max;
+        self
+    }
+
+    /// The key that digests each task's owner (its principal) before it is stored, so a
+    /// store holds no principal. Random per process by default; instances sharing a store
+    /// must share a key (at least 32 random bytes), or each refuses the others' tasks.
+    pub fn owner_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.owner_key = Some(key.into());
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> TaskConfig {
+        let owner_key = self.owner_key.unwrap_or_else(|| {
+            use ring::rand::SecureRandom;
+            let mut key = vec![0u8; 32];
+            // A failing system RNG leaves a zero key: owners are still told apart, only
+            // without the secret.
+            if ring::rand::SystemRandom::new().fill(&mut key).is_err() {
+                tracing::error!("no randomness for the task owner key");
+            }
+            key
+        });
         TaskConfig {
             store: self.store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new(DEFAULT_MAX_TASKS))),
             ttl: self.ttl,
             poll_interval: self.poll_interval,
+            max_running: self.max_running,
+            owner_key,
         }
     }
 }

@@ -25,8 +25,9 @@ fn timestamp(ms: u64) -> String {
 
 /// One task, as stored: what `tasks/get` shows plus what only the server sees (the owner,
 /// the answers its worker has not taken yet, the expiry). Serializable, so a shared store
-/// can keep it anywhere.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// can keep it anywhere. Its `Debug` shows the id and the status only: the answers and
+/// the result may be secrets.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TaskRecord {
     /// The unguessable id.
@@ -55,6 +56,12 @@ pub struct TaskRecord {
     pub result: Option<JsonObject>,
     /// The error (`failed`).
     pub error: Option<Error>,
+}
+
+impl std::fmt::Debug for TaskRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskRecord").field("id", &self.id).field("status", &self.status).finish_non_exhaustive()
+    }
 }
 
 impl TaskRecord {
@@ -114,7 +121,7 @@ impl TaskRecord {
         if self.status.is_terminal() {
             return Applied::Ignored;
         }
-        let before = (self.status, self.status_message.clone());
+        let before = (self.status, self.status_message.clone(), self.pending.len(), self.asked);
         let applied = match change {
             TaskChange::Message(message) => {
                 self.status_message = Some(message);
@@ -166,7 +173,8 @@ impl TaskRecord {
         if !self.status.is_terminal() {
             self.status = if self.pending.is_empty() { TaskStatus::Working } else { TaskStatus::InputRequired };
         }
-        if (self.status, &self.status_message) != (before.0, &before.1) {
+        let after = (self.status, &self.status_message, self.pending.len(), self.asked);
+        if after != (before.0, &before.1, before.2, before.3) {
             self.updated_ms = now_ms.max(self.updated_ms);
         }
         applied
@@ -179,8 +187,9 @@ impl TaskRecord {
     }
 }
 
-/// A change to a task, applied atomically by the store ([`TaskRecord::apply`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A change to a task, applied atomically by the store ([`TaskRecord::apply`]). Its
+/// `Debug` names the change only, never its content.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum TaskChange {
     /// Set the status message.
@@ -211,8 +220,23 @@ pub enum TaskChange {
     Cancel,
 }
 
+impl std::fmt::Debug for TaskChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TaskChange::Message(_) => "Message",
+            TaskChange::Ask { .. } => "Ask",
+            TaskChange::Answer(_) => "Answer",
+            TaskChange::Take { .. } => "Take",
+            TaskChange::Withdraw { .. } => "Withdraw",
+            TaskChange::Complete(_) => "Complete",
+            TaskChange::Fail(_) => "Fail",
+            TaskChange::Cancel => "Cancel",
+        })
+    }
+}
+
 /// What applying a [`TaskChange`] did.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Applied {
     /// Applied.
@@ -227,6 +251,18 @@ pub enum Applied {
     Taken(Box<InputResponse>),
 }
 
+impl std::fmt::Debug for Applied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Applied::Done => f.write_str("Done"),
+            Applied::Ignored => f.write_str("Ignored"),
+            Applied::Asked(key) => f.debug_tuple("Asked").field(key).finish(),
+            Applied::Answered(n) => f.debug_tuple("Answered").field(n).finish(),
+            Applied::Taken(_) => f.write_str("Taken(..)"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,8 +275,12 @@ mod tests {
     #[test]
     fn the_status_follows_the_open_questions_and_keys_are_never_reused() {
         let mut task = TaskRecord::new("t".into(), None, Some(60_000), None);
-        let Applied::Asked(first) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 1) else { panic!("a question opens") };
-        let Applied::Asked(second) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 2) else { panic!("a question opens") };
+        let Applied::Asked(first) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 1) else {
+            panic!("a question opens")
+        };
+        let Applied::Asked(second) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 2) else {
+            panic!("a question opens")
+        };
         assert_ne!(first, second);
         assert_eq!(task.status, TaskStatus::InputRequired);
         let answers = BTreeMap::from([
@@ -252,7 +292,9 @@ mod tests {
         assert_eq!(task.detailed().input_requests.map(|r| r.into_keys().collect::<Vec<_>>()), Some(vec![second]));
         assert!(matches!(task.apply(TaskChange::Take { key: first.clone() }, 4), Applied::Taken(_)));
         assert_eq!(task.apply(TaskChange::Take { key: first }, 5), Applied::Ignored, "an answer is taken once");
-        let Applied::Asked(third) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 6) else { panic!("a question opens") };
+        let Applied::Asked(third) = task.apply(TaskChange::Ask { request: Box::new(question()) }, 6) else {
+            panic!("a question opens")
+        };
         assert_eq!(third, "input-3");
     }
 

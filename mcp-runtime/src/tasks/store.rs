@@ -99,17 +99,31 @@ impl std::error::Error for TaskStoreError {
 }
 
 /// Tasks in this process's memory, up to a number of live tasks. Expired tasks are
-/// dropped when read and swept when the store is full.
-#[derive(Debug)]
+/// dropped when read and swept every [`SWEEP_EVERY`] creations; when the store is full,
+/// the task that finished longest ago makes room (the extension allows purging finished
+/// tasks), and only a store full of unfinished tasks refuses a new one.
 pub struct MemoryTaskStore {
     capacity: usize,
     tasks: Mutex<HashMap<String, TaskRecord>>,
+    created: std::sync::atomic::AtomicU64,
+}
+
+/// How many creations pass between two sweeps of expired tasks.
+pub const SWEEP_EVERY: u64 = 256;
+
+impl std::fmt::Debug for MemoryTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryTaskStore")
+            .field("capacity", &self.capacity)
+            .field("tasks", &self.lock().len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl MemoryTaskStore {
     /// A store holding at most `capacity` live tasks.
     pub fn new(capacity: usize) -> Self {
-        MemoryTaskStore { capacity, tasks: Mutex::new(HashMap::new()) }
+        MemoryTaskStore { capacity, tasks: Mutex::new(HashMap::new()), created: std::sync::atomic::AtomicU64::new(0) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
@@ -128,9 +142,17 @@ impl MemoryTaskStore {
 impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
         let mut tasks = self.lock();
-        if tasks.len() >= self.capacity {
+        let created = self.created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if tasks.len() >= self.capacity || created % SWEEP_EVERY == SWEEP_EVERY - 1 {
             let now = now_ms();
             tasks.retain(|_, t| !t.is_expired_at(now));
+        }
+        if tasks.len() >= self.capacity {
+            let finished = tasks.values().filter(|t| t.status.is_terminal());
+            let oldest = finished.min_by_key(|t| t.updated_ms).map(|t| t.id.clone());
+            if let Some(oldest) = oldest {
+                tasks.remove(&oldest);
+            }
         }
         let result = if tasks.len() >= self.capacity {
             Err(TaskStoreError::new(TaskStoreErrorKind::Full, None))
@@ -161,6 +183,20 @@ impl TaskStore for MemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_full_store_makes_room_by_dropping_the_task_that_finished_first() {
+        let store = MemoryTaskStore::new(2);
+        for id in ["done-first", "done-later"] {
+            store.create(TaskRecord::new(id.into(), None, None, None)).await.expect("room");
+            store.apply(id, TaskChange::Cancel).await.expect("applied");
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        store.create(TaskRecord::new("new".into(), None, None, None)).await.expect("room was made");
+        assert!(store.get("done-first").await.expect("read").is_none(), "the oldest finished task went");
+        assert!(store.get("done-later").await.expect("read").is_some());
+        assert!(!format!("{store:?}").contains("done"), "Debug shows no task");
+    }
 
     #[tokio::test]
     async fn a_full_store_sweeps_expired_tasks_before_refusing() {

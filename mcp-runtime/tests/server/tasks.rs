@@ -60,6 +60,21 @@ async fn wipe(disk: String, ctx: Context) -> Result<String, mcp::Error> {
     }
 }
 
+#[derive(Debug, serde::Deserialize, mcp::ElicitForm)]
+struct Name {
+    /// Your name.
+    name: String,
+}
+
+/// Asks two questions at once, halfway through.
+#[mcp::tool(task = "required")]
+async fn survey(ctx: Context) -> Result<String, mcp::Error> {
+    let (name, confirm) =
+        tokio::join!(ask(&ctx, Elicit::<Name>::new("Name?")), ask(&ctx, Elicit::<Confirm>::new("Sure?")));
+    let name = name?.accepted().map_or_else(String::new, |n| n.name.clone());
+    Ok(format!("{name}: {}", confirm?.accepted().is_some_and(|c| c.confirm)))
+}
+
 fn server_with(config: TaskConfig) -> Server {
     counted(config, Finished::default())
 }
@@ -71,6 +86,7 @@ fn counted(config: TaskConfig, finished: Finished) -> Server {
         .tool::<export>()
         .tool::<explode>()
         .tool::<wipe>()
+        .tool::<survey>()
         .tasks(config)
         .build()
 }
@@ -177,7 +193,10 @@ async fn without_the_extension_an_optional_task_tool_runs_in_the_request_and_a_r
         .await
         .expect_err("a required task tool needs the extension");
     assert_eq!(refused.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
-    assert_eq!(refused.data.expect("as set up")["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"], json!({}));
+    assert_eq!(
+        refused.data.expect("as set up")["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
 
     // A legacy `task` param never turns a call into a task.
     let params = json!({"name": "nap", "arguments": {"millis": 1}, "task": {"ttl": 60000}});
@@ -250,8 +269,9 @@ async fn a_task_belongs_to_its_principal_and_any_other_gets_the_unknown_task_err
             .await
             .expect("created");
     let id = task_id(&created);
-    let unknown =
-        send_as(&server, "tasks/get", json!({"taskId": "0".repeat(32)}), Some(caller("bob"))).await.expect_err("an error");
+    let unknown = send_as(&server, "tasks/get", json!({"taskId": "0".repeat(32)}), Some(caller("bob")))
+        .await
+        .expect_err("an error");
     for who in [Some(caller("bob")), None] {
         for (method, params) in [
             ("tasks/get", json!({"taskId": id})),
@@ -327,13 +347,60 @@ async fn a_task_asks_for_input_halfway_and_tasks_update_answers_it() {
 
     update(json!({ key.as_str(): {"action": "accept", "content": {"confirm": true}} })).await.expect("answered");
     let after = get(&client, &id).await.expect("as set up");
-    assert!(
-        after.get("inputRequests").is_none() || after["status"] == "completed",
-        "the key is closed at once: {after}"
-    );
+    assert_ne!(after["status"], "input_required", "the key is closed at once: {after}");
+    assert!(after.get("inputRequests").is_none(), "{after}");
     let done = settle(&client, &id).await;
     assert_eq!(done["status"], "completed");
     assert_eq!(done["result"]["content"][0]["text"], "wiped sdb");
+}
+
+#[tokio::test]
+async fn a_partial_update_closes_only_its_key_and_the_next_get_shows_it() {
+    let server = server();
+    let client = mcp::client::in_process(&server);
+    let id = task_id(&call(&client, "survey", json!({})).await);
+    let both = within("two open questions", async {
+        loop {
+            let task = get(&client, &id).await.expect("tasks/get");
+            if task["inputRequests"].as_object().is_some_and(|r| r.len() == 2) {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    let keys: Vec<String> = both["inputRequests"].as_object().expect("map").keys().cloned().collect();
+    let name_key =
+        keys.iter().find(|k| both["inputRequests"][k.as_str()]["params"]["message"] == "Name?").expect("asked");
+    let other = keys.iter().find(|k| *k != name_key).expect("two keys");
+    let answer = json!({"taskId": id, "inputResponses": { name_key.as_str(): {"action": "accept", "content": {"name": "Ada"}} }});
+    request(&client, "tasks/update", answer, &with_tasks()).await.expect("ack");
+    let partial = get(&client, &id).await.expect("tasks/get");
+    assert_eq!(partial["status"], "input_required", "one question is still open: {partial}");
+    let open: Vec<&String> = partial["inputRequests"].as_object().expect("map").keys().collect();
+    assert_eq!(open, [other], "the answered key is gone at once, the other stays");
+    let answer =
+        json!({"taskId": id, "inputResponses": { other.as_str(): {"action": "accept", "content": {"confirm": true}} }});
+    request(&client, "tasks/update", answer, &with_tasks()).await.expect("ack");
+    let done = settle(&client, &id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Ada: true");
+}
+
+#[tokio::test]
+async fn no_more_tasks_run_at_once_than_allowed() {
+    let server = server_with(TaskConfig::builder().max_running(1).build());
+    let client = mcp::client::in_process(&server);
+    let id = task_id(&call(&client, "nap", json!({"millis": 2000})).await);
+    let params = json!({"name": "nap", "arguments": {"millis": 1}});
+    let refused = request(&client, "tools/call", params.clone(), &with_tasks()).await.expect_err("one runs already");
+    assert_eq!(refused.code, ErrorCode::INTERNAL_ERROR);
+    request(&client, "tasks/cancel", json!({"taskId": id}), &with_tasks()).await.expect("cancel");
+    within("a free slot", async {
+        while request(&client, "tools/call", params.clone(), &with_tasks()).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -372,6 +439,28 @@ async fn a_full_store_refuses_new_tasks_with_a_clear_error() {
     assert_eq!(full.code, ErrorCode::INTERNAL_ERROR);
     assert!(full.message.contains("too many tasks"), "{}", full.message);
     request(&client, "tasks/cancel", json!({"taskId": id}), &with_tasks()).await.expect("cancel");
+}
+
+#[tokio::test]
+async fn a_listen_stream_tells_the_state_of_a_task_that_finished_before_it_opened() {
+    let server = server();
+    let client = mcp::client::in_process(&server);
+    let id = task_id(&call(&client, "export", json!({})).await);
+    settle(&client, &id).await;
+    let params = json!({"notifications": {"taskIds": [id]}, "_meta": meta(&with_tasks())});
+    let message = json!({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen", "params": params});
+    let Ok(JsonRpcMessage::Request(listen)) = decode_message(&message.to_string()) else { panic!("a request") };
+    let (sender, mut frames) = mpsc::channel(16);
+    let stream = tokio::spawn({
+        let server = server.clone();
+        async move { server.handle_request_as(&Arc::new(Session::new()), listen, sender, None).await }
+    });
+    let _ack = within("ack", frames.recv()).await.expect("ack");
+    let state: Value = serde_json::from_str(&within("state", frames.recv()).await.expect("a frame")).expect("JSON");
+    assert_eq!(state["method"], "notifications/tasks");
+    assert_eq!(state["params"]["status"], "completed");
+    assert_eq!(state["params"]["result"]["content"][0]["text"], "exported");
+    stream.abort();
 }
 
 #[tokio::test]

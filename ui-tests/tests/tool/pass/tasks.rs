@@ -32,9 +32,9 @@ fn ask_confirm() -> Elicit<Confirm> {
     Elicit::new("Really?")
 }
 
-/// Ask first, then run as a task; a sync function works too.
+/// Ask first, then run as a task.
 #[mcp::tool(task = "required")]
-fn purge(confirm: Resolve<ask_confirm>) -> Result<String, String> {
+async fn purge(confirm: Resolve<ask_confirm>) -> Result<String, String> {
     if confirm.confirm { Ok("purged".to_owned()) } else { Err("not confirmed".to_owned()) }
 }
 
