@@ -9,7 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tools="$root/.tools/conformance"
-suite_version="0.2.0-alpha.11"
+suite_version="0.2.0-alpha.12"
 
 if ! "$tools/node_modules/.bin/node" --version 2>/dev/null | grep -q '^v22' \
   || ! grep -q "\"version\": \"$suite_version\"" "$tools/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
