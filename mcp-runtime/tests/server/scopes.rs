@@ -5,15 +5,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp::handler::{AuthInfo, Session};
+use mcp::handler::AuthInfo;
 use mcp::items::DynamicTool;
-use mcp::protocol::{CallToolResult, ErrorCode, JsonRpcMessage, JsonRpcRequest, Tool, decode_message};
+use mcp::protocol::{CallToolResult, ErrorCode, Tool};
 use mcp::resolve::Elicit;
 use mcp::{Resolve, Server};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
-use crate::support::meta;
+use crate::support::{dispatch_as, meta};
 
 static WRITES: AtomicUsize = AtomicUsize::new(0);
 static ASKED: AtomicUsize = AtomicUsize::new(0);
@@ -104,13 +103,7 @@ fn caller(scopes: &[&str]) -> Arc<AuthInfo> {
 async fn send(server: &Server, method: &str, params: Value, auth: Option<Arc<AuthInfo>>) -> Result<Value, mcp::Error> {
     let mut params = params;
     params["_meta"] = meta(&json!({"elicitation": {}}));
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let request: JsonRpcRequest = match decode_message(&message.to_string()) {
-        Ok(JsonRpcMessage::Request(request)) => request,
-        other => panic!("not a request: {other:?}"),
-    };
-    let (notifications, _receiver) = mpsc::channel(16);
-    server.handle_request_as(&Arc::new(Session::new()), request, notifications, auth).await
+    dispatch_as(server, method, params, auth).await
 }
 
 fn assert_insufficient(result: Result<Value, mcp::Error>, required: &[&str]) {

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use mcp::client::RawClient;
 use mcp::handler::{AuthInfo, Session};
-use mcp::protocol::{ErrorCode, JsonRpcMessage, JsonRpcRequest, decode_message};
+use mcp::protocol::{ErrorCode, JsonRpcMessage, decode_message};
 use mcp::resolve::{Answer, Elicit, ask};
 use mcp::tasks::{MemoryTaskStore, TaskConfig};
 use mcp::{Context, Server, State};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::support::{meta, within};
+use crate::support::{dispatch_as, meta, within};
 
 /// How many naps finished, per server.
 #[derive(Clone, Default)]
@@ -252,13 +252,7 @@ async fn send_as(
     auth: Option<Arc<AuthInfo>>,
 ) -> Result<Value, mcp::Error> {
     params["_meta"] = meta(&with_tasks());
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let request: JsonRpcRequest = match decode_message(&message.to_string()) {
-        Ok(JsonRpcMessage::Request(request)) => request,
-        other => panic!("not a request: {other:?}"),
-    };
-    let (notifications, _receiver) = mpsc::channel(16);
-    server.handle_request_as(&Arc::new(Session::new()), request, notifications, auth).await
+    dispatch_as(server, method, params, auth).await
 }
 
 #[tokio::test]
