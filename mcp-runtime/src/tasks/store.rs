@@ -99,7 +99,7 @@ impl std::error::Error for TaskStoreError {
 }
 
 /// Tasks in this process's memory, up to a number of live tasks. Expired tasks are
-/// dropped when read and swept every [`SWEEP_EVERY`] creations; when the store is full,
+/// dropped when read and swept every 256 creations; when the store is full,
 /// the task that finished longest ago makes room (the extension allows purging finished
 /// tasks), and only a store full of unfinished tasks refuses a new one.
 pub struct MemoryTaskStore {
@@ -109,7 +109,7 @@ pub struct MemoryTaskStore {
 }
 
 /// How many creations pass between two sweeps of expired tasks.
-pub const SWEEP_EVERY: u64 = 256;
+const SWEEP_EVERY: u64 = 256;
 
 impl std::fmt::Debug for MemoryTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
