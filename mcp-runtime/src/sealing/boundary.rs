@@ -7,6 +7,7 @@ use std::sync::Arc;
 use ring::rand::SystemRandom;
 use serde_json::Value;
 
+use super::consumed::ConsumedTokensError;
 use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim};
 use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
@@ -30,6 +31,24 @@ pub(crate) struct Boundary {
 fn reject(method: &str, reason: &str) -> Error {
     tracing::warn!(method = ?Untrusted(method), reason, "requestState rejected");
     invalid_request_state()
+}
+
+/// The error a request gets when the single-use store cannot tell whether its
+/// `requestState` was used: JSON-RPC `-32603`, to retry later (not the fixed `-32602`,
+/// which says the token itself is bad).
+pub fn single_use_store_unavailable() -> Error {
+    Error::new(ErrorCode::INTERNAL_ERROR, "The single-use store is unavailable; try again later")
+}
+
+fn store_failed(method: &str, error: &ConsumedTokensError) -> Error {
+    let cause = std::error::Error::source(error).map(ToString::to_string);
+    tracing::warn!(
+        method = ?Untrusted(method),
+        %error,
+        cause,
+        "single-use store call failed: refusing the requestState for now"
+    );
+    single_use_store_unavailable()
 }
 
 impl Boundary {
@@ -63,8 +82,9 @@ impl Boundary {
         Binding { method: method.to_owned(), target, args_digest: args_digest(args) }
     }
 
-    /// Verify an incoming `requestState` and replace it with the plaintext.
-    pub(crate) fn inbound(
+    /// Verify an incoming `requestState` (and, in single-use mode, record it) and replace
+    /// it with the plaintext.
+    pub(crate) async fn inbound(
         &self,
         binding: &Binding,
         params: &mut Option<JsonObject>,
@@ -94,8 +114,10 @@ impl Boundary {
             let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
             let mut id = [0u8; 16];
             id.copy_from_slice(&digest.as_ref()[..16]);
-            if !store.consume(id, expires, now) {
-                return Err(reject(&binding.method, Rejection::Replayed.reason()));
+            match store.consume(id, expires, now).await {
+                Ok(true) => {}
+                Ok(false) => return Err(reject(&binding.method, Rejection::Replayed.reason())),
+                Err(error) => return Err(store_failed(&binding.method, &error)),
             }
         }
         params.insert("requestState".to_owned(), Value::String(envelope.s));
@@ -124,7 +146,8 @@ impl Boundary {
 /// Request-state sealing as a [`Layer`]: on `tools/call`, `prompts/get` and
 /// `resources/read`, verify and unwrap an inbound `requestState` before the inner handler
 /// sees it, and seal the state of an `InputRequiredResult` on the way out. Anything that
-/// does not verify gets [`invalid_request_state`].
+/// does not verify gets [`invalid_request_state`]; in single-use mode, a token whose use
+/// the store cannot record (the store is down) gets [`single_use_store_unavailable`].
 #[derive(Clone)]
 pub struct SealingLayer {
     boundary: Arc<Boundary>,
@@ -148,13 +171,15 @@ impl<H: Handler> Layer<H> for SealingLayer {
     type Handler = Sealed<H>;
 
     fn layer(&self, inner: H) -> Sealed<H> {
-        Sealed { inner, boundary: Arc::clone(&self.boundary) }
+        Sealed { inner: Arc::new(inner), boundary: Arc::clone(&self.boundary) }
     }
 }
 
 /// A handler wrapped by [`SealingLayer`].
 pub struct Sealed<H> {
-    inner: H,
+    /// Shared with each call's future, which runs the inner handler once the inbound
+    /// `requestState` is checked (single-use stores answer asynchronously).
+    inner: Arc<H>,
     boundary: Arc<Boundary>,
 }
 
@@ -171,13 +196,11 @@ impl<H: Handler> Handler for Sealed<H> {
         }
         let binding = Boundary::binding(&request.method, request.params.as_ref());
         let principal = self.boundary.principal(&request.ctx);
-        if let Err(e) = self.boundary.inbound(&binding, &mut request.params, principal.as_deref()) {
-            return Box::pin(std::future::ready(Err(e)));
-        }
-        let inner = self.inner.call(request);
+        let inner = Arc::clone(&self.inner);
         let boundary = Arc::clone(&self.boundary);
         Box::pin(async move {
-            let mut reply = inner.await?;
+            boundary.inbound(&binding, &mut request.params, principal.as_deref()).await?;
+            let mut reply = inner.call(request).await?;
             if let Reply::InputRequired(ir) = &mut reply
                 && let Some(state) = ir.request_state.take()
             {

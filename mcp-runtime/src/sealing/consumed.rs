@@ -3,11 +3,92 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
+use crate::tasks::StoreFuture;
+
 /// Remembers tokens already used, for single-use mode.
+///
+/// The server asks the store once per `requestState` that verified, before the handler
+/// runs, and awaits the answer. A store shared by several instances (such as
+/// `RedisConsumedTokens` with the `redis` feature) must bound each call by a timeout:
+/// the request waits for it.
+///
+/// What the client gets:
+/// - `Ok(true)`: the round goes on;
+/// - `Ok(false)`: the fixed `Invalid or expired requestState` error (JSON-RPC `-32602`),
+///   as for any other token that does not verify;
+/// - `Err(_)`: JSON-RPC `-32603` "The single-use store is unavailable; try again later",
+///   and a WARN with the cause. A store that could not be reached recorded nothing, so
+///   the client can retry the same round once it is back (after a timeout the write may
+///   have landed, and then the retry is refused as a replay).
+///
+/// ```
+/// use mcp::sealing::{ConsumedTokens, ConsumedTokensError, InMemoryConsumedTokens};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), ConsumedTokensError> {
+/// let store = InMemoryConsumedTokens::bounded(100);
+/// let (now, expires) = (1_800_000_000_000, 1_800_000_600_000);
+/// assert!(store.consume([1; 16], expires, now).await?, "first use");
+/// assert!(!store.consume([1; 16], expires, now + 1).await?, "a replay is refused");
+/// # Ok(())
+/// # }
+/// ```
 pub trait ConsumedTokens: Send + Sync + 'static {
-    /// Record `id` (valid until `expires_ms`). False when the token must be refused: `id` was
-    /// already recorded and has not expired, or the store cannot record it (a full store).
-    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool;
+    /// Record `id` (valid until `expires_ms`, ms since the epoch; `now_ms` is the server's
+    /// clock). `Ok(false)` when the token must be refused: `id` was already recorded and
+    /// has not expired, or the store has no room for it (a full store). An error when the
+    /// store cannot tell (unreachable, too slow): the token is refused too.
+    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64)
+    -> StoreFuture<'_, Result<bool, ConsumedTokensError>>;
+}
+
+/// Why a [`ConsumedTokens`] store could not tell whether a token was used. Its message
+/// names neither the token nor its id; the cause, if any, is its
+/// [`source`](std::error::Error::source).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ConsumedTokensError {
+    kind: ConsumedTokensErrorKind,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+/// What kind of failure a [`ConsumedTokensError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConsumedTokensErrorKind {
+    /// The store could not be reached, did not answer in time, or answered wrongly.
+    Unavailable,
+}
+
+impl ConsumedTokensError {
+    /// An error of `kind`, caused by `source` if any.
+    pub fn new(kind: ConsumedTokensErrorKind, source: Option<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ConsumedTokensError { kind, source }
+    }
+
+    /// An [`Unavailable`](ConsumedTokensErrorKind::Unavailable) error caused by `source`.
+    pub fn unavailable(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ConsumedTokensError::new(ConsumedTokensErrorKind::Unavailable, Some(source.into()))
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ConsumedTokensErrorKind {
+        self.kind
+    }
+}
+
+impl std::fmt::Display for ConsumedTokensError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            ConsumedTokensErrorKind::Unavailable => f.write_str("the single-use store is unavailable"),
+        }
+    }
+}
+
+impl std::error::Error for ConsumedTokensError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 /// The width of an expiry bucket: ids are dropped one whole bucket at a time, at most this
@@ -124,7 +205,22 @@ impl Default for InMemoryConsumedTokens {
 }
 
 impl ConsumedTokens for InMemoryConsumedTokens {
-    fn consume(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool {
+    /// Answers at once, never with an error.
+    fn consume(
+        &self,
+        id: [u8; 16],
+        expires_ms: u64,
+        now_ms: u64,
+    ) -> StoreFuture<'_, Result<bool, ConsumedTokensError>> {
+        Box::pin(std::future::ready(Ok(self.record(id, expires_ms, now_ms))))
+    }
+}
+
+impl InMemoryConsumedTokens {
+    /// [`consume`](ConsumedTokens::consume) without a future: record `id` (valid until
+    /// `expires_ms`), false when it must be refused (already recorded and unexpired, or
+    /// the store is full).
+    fn record(&self, id: [u8; 16], expires_ms: u64, now_ms: u64) -> bool {
         let mut ids = self.lock();
         ids.drop_expired(now_ms);
         if ids.expiry.get(&id).is_some_and(|exp| *exp > now_ms) {

@@ -23,10 +23,15 @@ mod codec;
 mod consumed;
 mod envelope;
 mod policy;
+#[cfg(feature = "redis")]
+mod redis;
 
-pub use boundary::{Sealed, SealingLayer, invalid_request_state};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use self::redis::{DEFAULT_CONSUMED_PREFIX, RedisConsumedTokens};
+pub use boundary::{Sealed, SealingLayer, invalid_request_state, single_use_store_unavailable};
 pub use codec::{AesGcmCodec, InvalidRequestState, MIN_KEY_BYTES, RequestStateCodec, SealError};
-pub use consumed::{ConsumedTokens, InMemoryConsumedTokens};
+pub use consumed::{ConsumedTokens, ConsumedTokensError, ConsumedTokensErrorKind, InMemoryConsumedTokens};
 #[cfg(feature = "test-util")]
 #[doc(hidden)]
 pub use envelope::{Binding, Envelope, FUTURE_SKEW_MS, Rejection, args_digest};

@@ -1,7 +1,8 @@
 //! The ttl in force when a token comes back bounds it, not only the ttl it was minted with.
 
 use super::*;
-use mcp::sealing::ConsumedTokens;
+use mcp::sealing::{ConsumedTokens, ConsumedTokensError};
+use mcp::tasks::StoreFuture;
 
 fn with_ttl(clock: &TestClock, seconds: u64) -> RequestStateSecurityBuilder {
     policy(&[K], clock).ttl(Duration::from_secs(seconds))
@@ -44,9 +45,14 @@ async fn raising_the_ttl_does_not_lengthen_tokens_already_issued() {
 struct Expiries(Arc<Mutex<Vec<u64>>>);
 
 impl ConsumedTokens for Expiries {
-    fn consume(&self, _id: [u8; 16], expires_ms: u64, _now_ms: u64) -> bool {
+    fn consume(
+        &self,
+        _id: [u8; 16],
+        expires_ms: u64,
+        _now_ms: u64,
+    ) -> StoreFuture<'_, Result<bool, ConsumedTokensError>> {
         self.0.lock().expect("expiries lock").push(expires_ms);
-        true
+        Box::pin(std::future::ready(Ok(true)))
     }
 }
 
