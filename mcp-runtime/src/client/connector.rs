@@ -206,6 +206,8 @@ pub(crate) fn find_tls_failure<'a>(error: &'a (dyn std::error::Error + 'static))
 mod tests {
     use super::*;
 
+    // Without `tls`, `Roots` is `()`.
+    #[allow(clippy::let_unit_value)]
     fn refused(url: &str) -> ClientError {
         let roots = Roots::default();
         match build(&url.parse().expect("test fixture"), &roots) {

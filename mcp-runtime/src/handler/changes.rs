@@ -7,19 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use tokio::sync::broadcast;
 
-/// Something a listener may want to hear about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Change {
-    /// The tool list changed.
-    Tools,
-    /// The prompt list changed.
-    Prompts,
-    /// The resource list changed.
-    Resources,
-    /// One resource's contents changed.
-    ResourceUpdated(String),
-}
+pub use crate::bus::Change;
+use crate::bus::{BusMessage, ChangeBus};
 
 /// How many changes a slow listener may lag behind before it misses some.
 const CHANGE_BUFFER: usize = 256;
@@ -51,6 +40,8 @@ struct HandleInner {
     state: OnceLock<super::StateMap>,
     /// The server's tasks, when it runs any.
     tasks: OnceLock<Arc<crate::tasks::TaskManager>>,
+    /// The bus shared with other instances, when there is one.
+    bus: OnceLock<Arc<dyn ChangeBus>>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -75,6 +66,7 @@ impl ServerHandle {
                 items: OnceLock::new(),
                 state: OnceLock::new(),
                 tasks: OnceLock::new(),
+                bus: OnceLock::new(),
             }),
         }
     }
@@ -94,6 +86,49 @@ impl ServerHandle {
         let _ = self.inner.tasks.set(tasks);
     }
 
+    /// Share changes with other instances through `bus` (once, when the server is built):
+    /// changes are published on it, and what it delivers reaches this server's listeners
+    /// and tasks.
+    pub(crate) fn attach_bus(&self, bus: Arc<dyn ChangeBus>) {
+        let inner = Arc::downgrade(&self.inner);
+        bus.connect(Arc::new(move |message| {
+            let Some(inner) = inner.upgrade() else { return };
+            match message {
+                BusMessage::Change(change) => {
+                    let _ = inner.changes.send(change);
+                }
+                BusMessage::Task(id) => {
+                    if let Some(tasks) = inner.tasks.get() {
+                        tasks.changed_elsewhere(&id);
+                    }
+                }
+                BusMessage::Resync => {
+                    for change in [Change::Tools, Change::Prompts, Change::Resources] {
+                        let _ = inner.changes.send(change);
+                    }
+                    if let Some(tasks) = inner.tasks.get() {
+                        tasks.resync();
+                    }
+                }
+            }
+        }));
+        if let Some(tasks) = self.inner.tasks.get() {
+            tasks.attach_bus(Arc::clone(&bus));
+        }
+        let _ = self.inner.bus.set(bus);
+    }
+
+    /// Announce `change`: on the bus when there is one (which brings it back to this
+    /// server's listeners too), else to this server's listeners.
+    fn announce(&self, change: Change) {
+        match self.inner.bus.get() {
+            Some(bus) => bus.publish(BusMessage::Change(change)),
+            None => {
+                let _ = self.inner.changes.send(change);
+            }
+        }
+    }
+
     /// The server's tasks, when it runs any.
     pub(crate) fn tasks(&self) -> Option<&Arc<crate::tasks::TaskManager>> {
         self.inner.tasks.get()
@@ -107,22 +142,22 @@ impl ServerHandle {
     /// Tell listeners (`subscriptions/listen`, legacy GET streams) that the tool list changed.
     pub fn notify_tools_list_changed(&self) {
         self.inner.tools_generation.fetch_add(1, Ordering::SeqCst);
-        let _ = self.inner.changes.send(Change::Tools);
+        self.announce(Change::Tools);
     }
 
     /// Tell listeners that the prompt list changed.
     pub fn notify_prompts_list_changed(&self) {
-        let _ = self.inner.changes.send(Change::Prompts);
+        self.announce(Change::Prompts);
     }
 
     /// Tell listeners that the resource list changed.
     pub fn notify_resources_list_changed(&self) {
-        let _ = self.inner.changes.send(Change::Resources);
+        self.announce(Change::Resources);
     }
 
     /// Tell listeners subscribed to `uri` that its contents changed.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
-        let _ = self.inner.changes.send(Change::ResourceUpdated(uri.into()));
+        self.announce(Change::ResourceUpdated(uri.into()));
     }
 
     /// Take a `#[mcp::tool]` or a run-time tool out of `tools/list` and `tools/call` (or put

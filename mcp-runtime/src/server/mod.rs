@@ -95,6 +95,7 @@ impl Server {
             problems: Vec::new(),
             state: crate::handler::StateMap::default(),
             tasks: None,
+            bus: None,
         }
     }
 
@@ -198,6 +199,8 @@ pub struct ServerBuilder {
     state: crate::handler::StateMap,
     /// How tasks are kept, when the server runs them.
     tasks: Option<crate::tasks::TaskConfig>,
+    /// The change bus shared with other instances.
+    bus: Option<Arc<dyn crate::bus::ChangeBus>>,
 }
 
 /// The WARN of a server built without request-state sealing (once per build).
@@ -473,6 +476,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Share changes with the server's other instances through `bus`: list changes and
+    /// resource updates announced on any instance reach the `subscriptions/listen` streams
+    /// of all of them, and a task answered or cancelled through one instance wakes its work
+    /// on another. Without a bus, changes stay in this process. See
+    /// [`RedisChangeBus`](crate::bus) (feature `redis`).
+    pub fn change_bus(mut self, bus: impl crate::bus::ChangeBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
     /// Register a `#[mcp::tool]` function: `.tool::<my_tool>()`.
     pub fn tool<T: crate::items::ToolDef>(mut self) -> Self {
         self.items.add_tool::<T>();
@@ -705,6 +718,9 @@ impl ServerBuilder {
         let handle = ServerHandle::new();
         if let Some(tasks) = tasks {
             handle.attach_tasks(tasks);
+        }
+        if let Some(bus) = self.bus {
+            handle.attach_bus(bus);
         }
         Server {
             inner: Arc::new(ServerInner {

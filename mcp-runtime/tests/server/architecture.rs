@@ -15,6 +15,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("tls", 1),
     ("oauth_urls", 1),
     ("jose", 1),
+    // The change bus between instances: what it carries names nothing above it.
+    ("bus", 1),
     // The tasks extension's store, records and the handle a task's work holds: below the
     // handler, whose request context carries the handle.
     ("tasks", 2),
