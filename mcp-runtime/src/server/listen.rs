@@ -62,9 +62,27 @@ pub(crate) async fn listen(
         send_task(&ctx, &tag, &id, &mut watched).await;
     }
     let deadline = lifetime(&ctx).and_then(|lifetime| tokio::time::Instant::now().checked_add(lifetime));
+    // A task whose instance died changes only when someone reads it: check the watched
+    // tasks' leases now and then, so that their listeners hear that they failed.
+    let lease = ctx.server().tasks().filter(|_| tasks.is_some()).map(|manager| manager.lease());
+    let mut leases = tokio::time::interval(lease.unwrap_or(Duration::from_secs(3600)));
+    leases.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    leases.tick().await;
     loop {
         let received = tokio::select! {
             received = changes.recv() => received,
+            _ = leases.tick(), if lease.is_some() && !watched.is_empty() => {
+                if let Some(manager) = ctx.server().tasks() {
+                    for id in &watched {
+                        // A store that does not answer ends this round of checks, so an
+                        // outage costs one timeout per lease, not one per task.
+                        if !manager.check_lease(id).await {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
             Some(changed) = next_task(&mut tasks) => {
                 // After a lag, every watched task may have changed unseen: send them all.
                 let ids = match changed {
@@ -154,7 +172,7 @@ async fn watch_tasks(
     let owner = ctx.task_owner();
     let mut watched = BTreeSet::new();
     for id in requested {
-        if manager.snapshot(id, owner.as_deref()).await.is_some() {
+        if matches!(manager.snapshot(id, owner.as_deref()).await, Ok(Some(_))) {
             watched.insert(id.clone());
         }
     }
@@ -166,6 +184,8 @@ async fn watch_tasks(
 async fn next_task(feed: &mut Option<broadcast::Receiver<Arc<str>>>) -> Option<Option<Arc<str>>> {
     let Some(receiver) = feed else { return std::future::pending().await };
     match receiver.recv().await {
+        // Any task may have changed (the change bus was cut off): like a lag.
+        Ok(id) if &*id == crate::tasks::EVERY_TASK => Some(None),
         Ok(id) => Some(Some(id)),
         Err(RecvError::Lagged(missed)) => {
             tracing::debug!(missed, "a task subscription fell behind; resending the watched tasks");
@@ -180,9 +200,15 @@ async fn next_task(feed: &mut Option<broadcast::Receiver<Arc<str>>>) -> Option<O
 async fn send_task(ctx: &RequestContext, tag: &JsonObject, id: &str, watched: &mut BTreeSet<String>) -> bool {
     let Some(manager) = ctx.server().tasks() else { return true };
     let owner = ctx.task_owner();
-    let Some(mut task) = manager.snapshot(id, owner.as_deref()).await else {
-        watched.remove(id);
-        return true;
+    let mut task = match manager.snapshot(id, owner.as_deref()).await {
+        Ok(Some(task)) => task,
+        Ok(None) => {
+            watched.remove(id);
+            return true;
+        }
+        // The store does not answer now: keep watching; the next change or lease check
+        // reads it again.
+        Err(_) => return true,
     };
     if task.task.status.is_terminal() {
         watched.remove(id);

@@ -124,13 +124,16 @@ impl TaskHandle {
             let woken = self.signals.answers.notified();
             tokio::pin!(woken);
             woken.as_mut().enable();
-            match self.manager.apply(&self.id, TaskChange::Take { key: key.clone() }).await? {
-                Some((Applied::Taken(answer), _)) => {
+            match self.manager.apply(&self.id, TaskChange::Take { key: key.clone() }).await {
+                Ok(Some((Applied::Taken(answer), _))) => {
                     asked.key = None;
                     return Ok(*answer);
                 }
-                Some((_, record)) if !record.status.is_terminal() => {}
-                _ => return Err(gone()),
+                Ok(Some((_, record))) if !record.status.is_terminal() => {}
+                Ok(_) => return Err(gone()),
+                // A shared store that does not answer now may answer at the next check; the
+                // task's ttl still bounds the wait.
+                Err(error) => tracing::debug!(code = error.code, "could not read a task's answers; trying again"),
             }
             tokio::select! {
                 () = &mut woken => {}

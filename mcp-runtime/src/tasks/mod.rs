@@ -40,13 +40,20 @@
 mod handle;
 mod manager;
 mod record;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "redis")]
+pub(crate) use self::redis::connection_manager as redis_connection_manager;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use self::redis::{DEFAULT_REDIS_TIMEOUT, DEFAULT_TASK_PREFIX, RedisTaskStore};
 pub use handle::TaskHandle;
-pub(crate) use manager::TaskManager;
+pub(crate) use manager::{EVERY_TASK, TaskManager};
 pub use record::{Applied, TaskChange, TaskRecord};
 pub use store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError, TaskStoreErrorKind};
 
@@ -72,6 +79,21 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 pub const DEFAULT_MAX_TASKS: usize = 10_000;
 /// The default number of tasks whose work may run at once.
 pub const DEFAULT_MAX_RUNNING: usize = 1_000;
+/// The default lease of the instance running a task's work: ten seconds, renewed every
+/// third of that.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// The default name of this instance as a task's worker: the host name (`HOSTNAME`, else
+/// the kernel's, else `localhost`) and the process id.
+fn default_worker_id() -> String {
+    let usable = |h: &String| !h.is_empty() && h.len() <= 253 && h.bytes().all(|b| b.is_ascii_graphic());
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(usable);
+    format!("{}:{}", host.as_deref().unwrap_or("localhost"), std::process::id())
+}
 
 /// How a server keeps its tasks: [`TaskConfig::builder`].
 #[derive(Clone)]
@@ -81,6 +103,8 @@ pub struct TaskConfig {
     pub(crate) poll_interval: Duration,
     pub(crate) max_running: usize,
     pub(crate) owner_key: Vec<u8>,
+    pub(crate) lease: Duration,
+    pub(crate) worker_id: String,
 }
 
 impl std::fmt::Debug for TaskConfig {
@@ -88,6 +112,8 @@ impl std::fmt::Debug for TaskConfig {
         f.debug_struct("TaskConfig")
             .field("ttl", &self.ttl)
             .field("poll_interval", &self.poll_interval)
+            .field("lease", &self.lease)
+            .field("worker_id", &self.worker_id)
             .finish_non_exhaustive()
     }
 }
@@ -108,6 +134,8 @@ impl TaskConfig {
             poll_interval: DEFAULT_POLL_INTERVAL,
             max_running: DEFAULT_MAX_RUNNING,
             owner_key: None,
+            lease: DEFAULT_LEASE,
+            worker_id: None,
         }
     }
 }
@@ -121,6 +149,8 @@ pub struct TaskConfigBuilder {
     poll_interval: Duration,
     max_running: usize,
     owner_key: Option<Vec<u8>>,
+    lease: Duration,
+    worker_id: Option<String>,
 }
 
 impl std::fmt::Debug for TaskConfigBuilder {
@@ -166,6 +196,25 @@ impl TaskConfigBuilder {
         self
     }
 
+    /// How long the instance running a task's work holds it without renewing
+    /// ([`DEFAULT_LEASE`]; at least 100 ms). The instance renews it every third of that
+    /// while the work runs; if the instance dies, the lease runs out and the task becomes
+    /// `failed`, with an error naming the lost worker, when it is next read (`tasks/get`
+    /// through any instance): at most one lease after the last renewal. With a shared
+    /// store, the instances' clocks must agree to well within a lease.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(100));
+        self
+    }
+
+    /// This instance's name as a task's worker, shown in the error of a task whose worker
+    /// was lost (default: the host name and the process id, `host:pid`). Give each instance sharing a
+    /// store its own.
+    pub fn worker_id(mut self, id: impl Into<String>) -> Self {
+        self.worker_id = Some(id.into());
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> TaskConfig {
         let owner_key = self.owner_key.unwrap_or_else(|| {
@@ -184,6 +233,8 @@ impl TaskConfigBuilder {
             poll_interval: self.poll_interval,
             max_running: self.max_running,
             owner_key,
+            lease: self.lease,
+            worker_id: self.worker_id.unwrap_or_else(default_worker_id),
         }
     }
 }

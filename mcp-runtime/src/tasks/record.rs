@@ -56,6 +56,14 @@ pub struct TaskRecord {
     pub result: Option<JsonObject>,
     /// The error (`failed`).
     pub error: Option<Error>,
+    /// The instance running the task's work (see
+    /// [`TaskConfigBuilder::worker_id`](super::TaskConfigBuilder::worker_id)).
+    #[serde(default)]
+    pub worker: Option<String>,
+    /// Until when the worker's lease holds, ms since the epoch: a task still unfinished
+    /// after that lost its worker, and fails ([`TaskChange::LeaseLost`]).
+    #[serde(default)]
+    pub lease_until_ms: Option<u64>,
 }
 
 impl std::fmt::Debug for TaskRecord {
@@ -82,7 +90,22 @@ impl TaskRecord {
             asked: 0,
             result: None,
             error: None,
+            worker: None,
+            lease_until_ms: None,
         }
+    }
+
+    /// The same task, its work run by `worker` under a lease until `until_ms`.
+    #[must_use]
+    pub fn with_lease(mut self, worker: impl Into<String>, until_ms: u64) -> Self {
+        self.worker = Some(worker.into());
+        self.lease_until_ms = Some(until_ms);
+        self
+    }
+
+    /// Whether the task is unfinished while its worker's lease ran out at `now_ms`.
+    pub fn lease_lost_at(&self, now_ms: u64) -> bool {
+        !self.status.is_terminal() && self.lease_until_ms.is_some_and(|until| now_ms >= until)
     }
 
     /// When the task expires (ms since the epoch), if it does.
@@ -169,6 +192,29 @@ impl TaskRecord {
                 self.finish(TaskStatus::Cancelled);
                 Applied::Done
             }
+            TaskChange::Renew { worker, until_ms } => {
+                if self.worker.as_deref().is_some_and(|w| w != worker) {
+                    return Applied::Ignored;
+                }
+                self.worker = Some(worker);
+                self.lease_until_ms = Some(until_ms.max(self.lease_until_ms.unwrap_or(0)));
+                return Applied::Renewed;
+            }
+            TaskChange::LeaseLost => {
+                if !self.lease_lost_at(now_ms) {
+                    return Applied::Ignored;
+                }
+                let worker = self.worker.clone().unwrap_or_default();
+                let error = Error::new(
+                    crate::protocol::ErrorCode::INTERNAL_ERROR,
+                    format!("The task's worker ({worker}) stopped renewing its lease; its work was lost"),
+                )
+                .with_data(serde_json::json!({"reason": "worker_lost", "worker": worker}));
+                self.finish(TaskStatus::Failed);
+                self.status_message = Some(error.message.clone());
+                self.error = Some(error);
+                Applied::Done
+            }
         };
         if !self.status.is_terminal() {
             self.status = if self.pending.is_empty() { TaskStatus::Working } else { TaskStatus::InputRequired };
@@ -218,6 +264,17 @@ pub enum TaskChange {
     Fail(Error),
     /// The task is `cancelled`.
     Cancel,
+    /// The worker renews its lease until `until_ms` (ignored when another worker holds
+    /// the task). Nothing a client sees changes.
+    Renew {
+        /// The worker renewing.
+        worker: String,
+        /// The new end of the lease, ms since the epoch.
+        until_ms: u64,
+    },
+    /// The task is `failed`, with an error naming its worker, if its lease has run out
+    /// (ignored otherwise: the worker renewed in time).
+    LeaseLost,
 }
 
 impl std::fmt::Debug for TaskChange {
@@ -231,6 +288,8 @@ impl std::fmt::Debug for TaskChange {
             TaskChange::Complete(_) => "Complete",
             TaskChange::Fail(_) => "Fail",
             TaskChange::Cancel => "Cancel",
+            TaskChange::Renew { .. } => "Renew",
+            TaskChange::LeaseLost => "LeaseLost",
         })
     }
 }
@@ -249,6 +308,8 @@ pub enum Applied {
     Answered(usize),
     /// The answer the worker took.
     Taken(Box<InputResponse>),
+    /// The worker's lease was renewed (nothing a client sees changed).
+    Renewed,
 }
 
 impl std::fmt::Debug for Applied {
@@ -259,6 +320,7 @@ impl std::fmt::Debug for Applied {
             Applied::Asked(key) => f.debug_tuple("Asked").field(key).finish(),
             Applied::Answered(n) => f.debug_tuple("Answered").field(n).finish(),
             Applied::Taken(_) => f.write_str("Taken(..)"),
+            Applied::Renewed => f.write_str("Renewed"),
         }
     }
 }
@@ -318,5 +380,35 @@ mod tests {
         assert_eq!(timestamp(0), "1970-01-01T00:00:00Z");
         assert_eq!(timestamp(1_764_583_200_123), "2025-12-01T10:00:00.123Z");
         assert!(task.is_expired_at(task.created_ms + 1000) && !task.is_expired_at(task.created_ms + 999));
+    }
+
+    #[test]
+    fn a_lease_is_renewed_by_its_worker_only_and_a_lost_one_fails_the_task() {
+        let mut task = TaskRecord::new("t".into(), None, None, None).with_lease("a:1", 1_000);
+        let updated = task.updated_ms;
+        assert_eq!(task.apply(TaskChange::Renew { worker: "a:1".into(), until_ms: 2_000 }, 900), Applied::Renewed);
+        assert_eq!((task.lease_until_ms, task.updated_ms), (Some(2_000), updated), "a renewal shows nothing");
+        assert_eq!(task.apply(TaskChange::Renew { worker: "b:2".into(), until_ms: 9_000 }, 950), Applied::Ignored);
+        assert_eq!(task.lease_until_ms, Some(2_000), "another worker cannot take the task");
+        // Before the lease runs out, a lost-lease claim is refused: the worker renewed in time.
+        assert_eq!(task.apply(TaskChange::LeaseLost, 1_999), Applied::Ignored);
+        assert_eq!(task.status, TaskStatus::Working);
+        assert!(task.lease_lost_at(2_000) && !task.lease_lost_at(1_999));
+        assert_eq!(task.apply(TaskChange::LeaseLost, 2_000), Applied::Done);
+        assert_eq!(task.status, TaskStatus::Failed);
+        let error = task.error.as_ref().expect("an error");
+        assert!(error.message.contains("a:1"), "names the worker: {}", error.message);
+        assert!(!task.lease_lost_at(3_000), "a finished task has no lease to lose");
+        assert_eq!(task.apply(TaskChange::Renew { worker: "a:1".into(), until_ms: 5_000 }, 3_000), Applied::Ignored);
+    }
+
+    #[test]
+    fn records_stored_before_leases_still_read() {
+        let mut old = serde_json::to_value(TaskRecord::new("t".into(), None, None, None)).expect("serializes");
+        let fields = old.as_object_mut().expect("an object");
+        fields.remove("worker");
+        fields.remove("lease_until_ms");
+        let task: TaskRecord = serde_json::from_value(old).expect("an older record reads");
+        assert_eq!((task.worker, task.lease_until_ms), (None, None));
     }
 }
