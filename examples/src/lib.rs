@@ -6,7 +6,10 @@ pub mod everything;
 pub mod lowlevel;
 pub mod oauth_env;
 pub mod provisioner;
+pub mod scale_out;
 pub mod tickets;
+
+pub use scale_out::{task_config_from_env, with_env_redis};
 
 /// The environment variable holding shared request-state keys: hex secrets (32 bytes or
 /// more each) separated by commas, the first one minting. Every instance behind a load
@@ -17,9 +20,19 @@ pub const KEYS_VAR: &str = "MCP_REQUEST_STATE_KEYS";
 /// (default 600).
 pub const TTL_VAR: &str = "MCP_REQUEST_STATE_TTL";
 
+/// The environment variable turning single-use request state on (`1`) or off (`0`, the
+/// default): each sealed round is then accepted once only.
+pub const SINGLE_USE_VAR: &str = "MCP_REQUEST_STATE_SINGLE_USE";
+
+/// The environment variable naming the Redis that instances share (e.g.
+/// `redis://127.0.0.1:6379/0`): with it set, `everything` and `provisioner` keep their
+/// tasks there ([`task_config_from_env`]), and with [`SINGLE_USE_VAR`] on, the rounds
+/// used, so that a round used on one instance is refused on every other.
+pub const REDIS_URL_VAR: &str = "MCP_REDIS_URL";
+
 /// Seal request state with the keys in [`KEYS_VAR`] when it is set (else a per-process
-/// key) and the ttl in [`TTL_VAR`] when it is set. A malformed value stops the program
-/// with a message.
+/// key), the ttl in [`TTL_VAR`] when it is set, and single use per [`SINGLE_USE_VAR`]
+/// (see [`with_env_single_use`]). A malformed value stops the program with a message.
 pub fn with_env_keys(builder: mcp::server::ServerBuilder) -> mcp::server::ServerBuilder {
     use mcp::sealing::{AesGcmCodec, RequestStateSecurity};
     let fail = |var: &str, e: &dyn std::fmt::Display| -> ! {
@@ -31,7 +44,8 @@ pub fn with_env_keys(builder: mcp::server::ServerBuilder) -> mcp::server::Server
         _ => fail(TTL_VAR, &"must be a whole number of seconds, at least 1"),
     });
     let keys = RequestStateSecurity::keys_from_env(KEYS_VAR).unwrap_or_else(|e| fail(KEYS_VAR, &e));
-    if keys.is_none() && ttl.is_none() {
+    let single_use = single_use_from_env();
+    if keys.is_none() && ttl.is_none() && !single_use {
         return builder;
     }
     let mut security = RequestStateSecurity::builder();
@@ -42,9 +56,47 @@ pub fn with_env_keys(builder: mcp::server::ServerBuilder) -> mcp::server::Server
     if let Some(ttl) = ttl {
         security = security.ttl(ttl);
     }
+    if single_use {
+        security = with_env_single_use(security);
+    }
     match security.build() {
         Ok(security) => builder.request_state_security(security),
         Err(e) => fail(KEYS_VAR, &e),
+    }
+}
+
+/// Whether [`SINGLE_USE_VAR`] turns single use on: unset or `0` no, `1` yes; any other
+/// value stops the program with a message.
+fn single_use_from_env() -> bool {
+    match std::env::var(SINGLE_USE_VAR).as_deref().map(str::trim) {
+        Err(_) | Ok("0") => false,
+        Ok("1") => true,
+        Ok(_) => {
+            eprintln!("{SINGLE_USE_VAR}: must be 1 (accept each round once) or 0");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Accept each sealed round once: record used rounds in the Redis at [`REDIS_URL_VAR`]
+/// when it is set (shared by every instance; it connects on first use, and while it is
+/// down retries get JSON-RPC `-32603`), else in this process's memory
+/// ([`InMemoryConsumedTokens`](mcp::sealing::InMemoryConsumedTokens), bounded). A
+/// malformed URL stops the program with a message.
+pub fn with_env_single_use(
+    security: mcp::sealing::RequestStateSecurityBuilder,
+) -> mcp::sealing::RequestStateSecurityBuilder {
+    use mcp::sealing::{InMemoryConsumedTokens, RedisConsumedTokens};
+    let url = std::env::var(REDIS_URL_VAR).ok().filter(|url| !url.trim().is_empty());
+    let Some(url) = url else { return security.single_use(InMemoryConsumedTokens::default()) };
+    match RedisConsumedTokens::new(url.trim()) {
+        Ok(store) => security.single_use(store),
+        Err(e) => {
+            // Only a malformed URL fails here (the store connects on first use).
+            let cause = std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| c.to_string());
+            eprintln!("{REDIS_URL_VAR}: must be a Redis URL (redis://host:port/db): {cause}");
+            std::process::exit(2);
+        }
     }
 }
 

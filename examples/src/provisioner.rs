@@ -1,5 +1,6 @@
-//! The provisioner: tools that ask the user through resolvers, and a prompt and a resource
-//! template that ask with hand-built `InputRequiredResult`s.
+//! The provisioner: tools that ask the user through resolvers, a prompt and a resource
+//! template that ask with hand-built `InputRequiredResult`s, and a backup that runs as a
+//! task (`backup_database`).
 //!
 //! Under 2026-07-28 every question goes back to the client in an `InputRequiredResult`
 //! and the call finishes on the retry, from sealed state; in a 2025-11-25 session the
@@ -8,12 +9,15 @@
 //! This server is a contract: the Python interop script, the demo and the multi-instance
 //! tests rely on its names, questions and texts exactly.
 
+use std::time::Duration;
+
 use mcp::protocol::{
     ElicitAction, ElicitRequestParams, ElicitationSchema, GetPromptOutcome, GetPromptResult, InputRequest,
     InputRequiredResult, PromptMessage, ReadResourceOutcome, ReadResourceResult, ResourceContents,
     TextResourceContents,
 };
 use mcp::resolve::{Elicit, ElicitForm, ListRoots, Sample};
+use mcp::tasks::TaskConfig;
 use mcp::{Context, Error, Resolve, Server};
 
 /// Where a database lives.
@@ -105,6 +109,58 @@ pub fn provision_cluster(
         return Err(format!("Not provisioned: {} GB in {} was not confirmed.", size.size_gb, region.region));
     }
     Ok(format!("Provisioned cluster '{name}' ({} GB) in {}.", size.size_gb, region.region))
+}
+
+/// The longest backup `backup_database` runs, in seconds.
+pub const MAX_BACKUP_SECONDS: u64 = 600;
+/// How long a backup runs when the call does not say, in seconds.
+pub const DEFAULT_BACKUP_SECONDS: u64 = 3;
+/// One backup step: progress is reported, and logged, once a step.
+pub const BACKUP_STEP: Duration = Duration::from_millis(500);
+
+/// Back up a database: `seconds` of work, step by step. A task when the client supports
+/// them (an ordinary call otherwise): each step shows in the task's status message
+/// (`backing up NAME: step K/N`), and a cancelled backup stops before its next step. A
+/// `seconds` out of range is a tool error (`isError`), which the model can correct.
+///
+/// Each step is also logged (INFO: the database, the task and the step), so that
+/// `scripts/scaleout.sh` can tell that a cancelled backup's work really stopped.
+#[mcp::tool(task = "optional", annotations(destructive = false), scopes = ["db:write"])]
+pub async fn backup_database(
+    /// The database's name.
+    name: String,
+    /// How long the backup takes, in seconds: 1 to 600, 3 when not given.
+    seconds: Option<u64>,
+    ctx: Context,
+) -> Result<String, String> {
+    let seconds = seconds.unwrap_or(DEFAULT_BACKUP_SECONDS);
+    if !(1..=MAX_BACKUP_SECONDS).contains(&seconds) {
+        return Err(format!("seconds must be 1 to {MAX_BACKUP_SECONDS}, not {seconds}."));
+    }
+    let steps = Duration::from_secs(seconds).as_millis().div_ceil(BACKUP_STEP.as_millis());
+    let task = ctx.task();
+    let id = task.map_or("", |task| task.id());
+    for step in 1..=steps {
+        match task {
+            Some(task) => {
+                tokio::select! {
+                    () = task.cancelled() => break,
+                    () = tokio::time::sleep(BACKUP_STEP) => {}
+                }
+                if task.is_cancelled() {
+                    break;
+                }
+                task.set_status_message(format!("backing up {name}: step {step}/{steps}")).await;
+            }
+            None => tokio::time::sleep(BACKUP_STEP).await,
+        }
+        tracing::info!(database = %name, task = %id, step, steps, "backup step");
+    }
+    if task.is_some_and(|task| task.is_cancelled()) {
+        tracing::info!(database = %name, task = %id, "backup cancelled");
+        return Err(format!("The backup of '{name}' was cancelled."));
+    }
+    Ok(format!("Backed up '{name}' in {seconds}s."))
 }
 
 /// Asks the client's model for a name.
@@ -217,26 +273,33 @@ pub async fn db_config(ctx: Context, name: String) -> Result<ReadResourceOutcome
 }
 
 /// The provisioner server without authentication (shared keys from
-/// `MCP_REQUEST_STATE_KEYS` and the ttl from `MCP_REQUEST_STATE_TTL` when set): its
-/// scoped items are open to unauthenticated requests, as they were before scopes.
+/// `MCP_REQUEST_STATE_KEYS` and the ttl from `MCP_REQUEST_STATE_TTL` when set, tasks in
+/// Redis when `MCP_REDIS_URL` is set): its scoped items are open to unauthenticated
+/// requests, as they were before scopes.
 pub fn server() -> Server {
     build(false)
 }
 
-/// The provisioner server behind a token verifier: `provision` and `provision_cluster`
-/// need `db:write`; `suggest_name`, `list_workspaces`, `briefing` and `db://{name}/config`
+/// The provisioner server behind a token verifier: `provision`, `provision_cluster` and
+/// `backup_database` need `db:write`; `suggest_name`, `list_workspaces`, `briefing` and `db://{name}/config`
 /// need `db:read`, and a request without a token may use none of them.
 pub fn authenticated_server() -> Server {
     build(true)
 }
 
 fn build(authenticated: bool) -> Server {
-    crate::with_env_keys(Server::builder("Provisioner", env!("CARGO_PKG_VERSION")))
+    let builder = Server::builder("Provisioner", env!("CARGO_PKG_VERSION"));
+    crate::with_env_redis("provisioner", crate::with_env_keys(builder))
         .allow_scoped_items_without_auth(!authenticated)
         .tool::<provision>()
         .tool::<provision_cluster>()
         .tool::<suggest_name>()
         .tool::<list_workspaces>()
+        .tool::<backup_database>()
+        .tasks(crate::task_config_from_env(
+            "provisioner",
+            TaskConfig::builder().ttl(Duration::from_secs(600)).poll_interval(Duration::from_millis(250)),
+        ))
         .prompt::<briefing>()
         .resource::<db_config>()
         .build()

@@ -23,14 +23,16 @@ pub fn form(message: &str, schema: Value) -> ElicitRequestParams {
     ElicitRequestParams::form(message, schema)
 }
 
-/// The fixture server.
+/// The fixture server. With `MCP_REDIS_URL` set its tasks live in Redis
+/// ([`task_config_from_env`](crate::task_config_from_env)).
 pub fn server() -> Server {
     use mrtr::*;
     use prompts::*;
     use resources::*;
     use tasks::*;
     use tools::*;
-    let server = crate::with_env_keys(Server::builder("everything", env!("CARGO_PKG_VERSION")))
+    let builder = Server::builder("everything", env!("CARGO_PKG_VERSION"));
+    let server = crate::with_env_redis("everything", crate::with_env_keys(builder))
         .instructions("A fixture server with one of everything.")
         .tool::<test_simple_text>()
         .tool::<test_image_content>()
@@ -71,12 +73,10 @@ pub fn server() -> Server {
         .tool::<confirm_delete>()
         .tool::<multi_input>()
         .tool::<test_tool_with_task>()
-        .tasks(
-            mcp::tasks::TaskConfig::builder()
-                .ttl(Duration::from_secs(300))
-                .poll_interval(Duration::from_millis(250))
-                .build(),
-        )
+        .tasks(crate::task_config_from_env(
+            "everything",
+            mcp::tasks::TaskConfig::builder().ttl(Duration::from_secs(300)).poll_interval(Duration::from_millis(250)),
+        ))
         .prompt::<test_simple_prompt>()
         .prompt::<test_prompt_with_arguments>()
         .prompt::<test_prompt_with_embedded_resource>()
