@@ -134,20 +134,13 @@ server_command() {
   esac
 }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+die() {
+  echo "bench: $*" >&2
+  exit 1
 }
-
-# Wait until PORT accepts connections (the server PID still alive); up to 30 s.
-wait_for_port() {
-  local port=$1 pid=$2 tries=0
-  while ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    kill -0 "$pid" 2>/dev/null || return 1
-    tries=$((tries + 1))
-    ((tries < 600)) || return 1
-    sleep 0.05
-  done
-}
+# free_port, wait_for_port
+# shellcheck source=lib/procs.sh
+source "$root/scripts/lib/procs.sh"
 
 run_count=0
 # run_one SERVER MODE TRANSPORT ERA CONCURRENCY ROUND: one loadgen run; appends a line.
@@ -168,7 +161,7 @@ run_one() {
     line=$("$loadgen" --transport stdio --command "$command" "${args[@]}" 2>>"$log") || error="loadgen failed"
   else
     local port
-    port=$(free_port)
+    free_port port
     "${cmd[@]}" http "127.0.0.1:$port" >>"$log" 2>&1 &
     server_pid=$!
     if wait_for_port "$port" "$server_pid"; then

@@ -40,24 +40,11 @@ die() {
   printf 'lb.sh: FAIL: %s\n' "$*" >&2
   exit 1
 }
+# shellcheck source=lib/procs.sh
+source "$root/scripts/lib/procs.sh"
 
 # --- nginx -------------------------------------------------------------------------------
-nginx_bin=$(command -v nginx || true)
-if [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ]; then nginx_bin=/usr/sbin/nginx; fi
-if [ -z "$nginx_bin" ]; then
-  say "installing nginx (Debian package)"
-  as_root=()
-  if [ "$(id -u)" -ne 0 ]; then as_root=(sudo); fi
-  export DEBIAN_FRONTEND=noninteractive
-  if ! "${as_root[@]}" apt-get install -y -qq nginx >/dev/null 2>&1; then
-    "${as_root[@]}" apt-get update -qq >/dev/null
-    # A post-install step that cannot start the system service (no init in a container)
-    # must not stop us: only the binary is needed.
-    "${as_root[@]}" apt-get install -y -qq nginx >/dev/null || true
-  fi
-  nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-  [ -x "$nginx_bin" ] || die "nginx did not install"
-fi
+nginx_bin=$(need nginx nginx)
 
 # --- build -------------------------------------------------------------------------------
 cargo_profile=$profile
@@ -72,52 +59,16 @@ prefix=$(mktemp -d "${TMPDIR:-/tmp}/lb-nginx.XXXXXX")
 chmod 755 "$prefix"
 declare -A pids=()
 
-cleanup() {
-  local status=$?
-  local name
-  for name in "${!pids[@]}"; do kill -TERM "${pids[$name]}" 2>/dev/null || true; done
-  for name in "${!pids[@]}"; do wait "${pids[$name]}" 2>/dev/null || true; done
-  rm -rf "$prefix"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-taken_ports=" "
-free_port() {
-  local port _
-  for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 40000))
-    if [[ $taken_ports != *" $port "* ]] && ! listening "$port"; then
-      taken_ports+="$port "
-      echo "$port"
-      return
-    fi
-  done
-  die "no free loopback port"
-}
-
-# wait_ready NAME PORT: until NAME's process listens on PORT (10 s at most).
-wait_ready() {
-  local name=$1 port=$2 _
-  for _ in $(seq 1 200); do
-    kill -0 "${pids[$name]}" 2>/dev/null || die "$name exited while starting (see $out)"
-    if listening "$port"; then return 0; fi
-    sleep 0.05
-  done
-  die "$name does not listen on $port after 10 s"
-}
+stop_all_on_exit "$prefix"
 
 key() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
 K=$(key)
 K2=$(key)
 declare -A ring=([K]=$K [K,K2]=$K,$K2 [K2,K]=$K2,$K)
 
-port1=$(free_port)
-port2=$(free_port)
-lb_port=$(free_port)
+free_port port1
+free_port port2
+free_port lb_port
 url=http://127.0.0.1:$lb_port/mcp
 
 # start_instance N LABEL: provisioner N with the key ring LABEL (K, K,K2 or K2,K). Its log
