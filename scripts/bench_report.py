@@ -7,7 +7,7 @@
     bench_report.py run-line RESULT_JSON SERVER    print one run's figures (loadgen's line)
     bench_report.py report BENCH_DIR OUT           turn BENCH_DIR/results.jsonl and meta.json
                                                    into the Markdown report OUT, keeping OUT's
-                                                   build-time section
+                                                   build-time and Redis sections
 
 BENCH_DIR is target/bench; results.jsonl has one line per run (round, server, loadgen's JSON
 line).
@@ -357,13 +357,21 @@ def report(bench_dir, out_path):
         "(one line per run); re-render with `scripts/bench.sh report`."
     )
     L.append("")
-    # Keep the section scripts/build-time.sh maintains.
+    # Keep the sections scripts/build-time.sh and scripts/bench-redis.sh maintain.
     marker = "## Build time: a crate with 100 tools"
+    redis_heading, redis_end = "## Single-use state on Redis", "<!-- redis-bench:end -->"
     if os.path.exists(out_path):
         previous = open(out_path).read()
+        kept = ""
         if marker in previous:
-            L.append(marker + previous.split(marker, 1)[1].rstrip("\n"))
+            kept = marker + previous.split(marker, 1)[1].rstrip("\n")
+            L.append(kept)
             L.append("")
+        if redis_heading in previous and redis_heading not in kept:
+            section = previous.split(redis_heading, 1)[1]
+            if redis_end in section:
+                L.append(redis_heading + section.split(redis_end, 1)[0] + redis_end)
+                L.append("")
     with open(out_path, "w") as f:
         f.write("\n".join(L))
 
