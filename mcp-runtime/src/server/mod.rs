@@ -43,6 +43,7 @@ pub use routes::MethodHandler;
 
 use crate::handler::RequestContext;
 use crate::handler::{Change, Handler, Layer, ServerHandle};
+use crate::hooks::{HookChain, HooksLayer};
 pub use crate::items::{BuildProblem, ItemKind};
 use crate::limits::{Limits, LimitsLayer};
 use crate::protocol::{
@@ -73,8 +74,12 @@ pub(crate) struct ServerInner {
     pub(crate) limits: Limits,
     /// The method table, the innermost handler (availability checks, `list_all_tools`).
     pub(crate) routes: Arc<Routes>,
-    /// The whole stack: limits, then sealing, then the method table.
+    /// The whole stack: hooks, user layers, limits, then sealing, then the method table.
     pub(crate) stack: Arc<dyn Handler>,
+    /// Whether request hooks wrap the stack: every request then goes through it, the
+    /// macro items' lists included (they are otherwise answered from their cached
+    /// encoding without reaching the stack).
+    pub(crate) hooked: bool,
 }
 
 impl Server {
@@ -90,6 +95,7 @@ impl Server {
             security: SecuritySetting::Default,
             sealing: None,
             layers: Vec::new(),
+            hooks: HookChain::default(),
             limits: Limits::default(),
             extensions: methods::Extensions::default(),
             problems: Vec::new(),
@@ -191,6 +197,7 @@ pub struct ServerBuilder {
     security: SecuritySetting,
     sealing: Option<SealingLayer>,
     layers: Vec<WrapFn>,
+    hooks: HookChain,
     limits: Limits,
     /// `capabilities.extensions`.
     extensions: methods::Extensions,
@@ -366,6 +373,36 @@ impl ServerBuilder {
         L: Layer<Arc<dyn Handler>> + Send + 'static,
     {
         self.layers.push(Box::new(move |inner| Arc::new(layer.layer(inner))));
+        self
+    }
+
+    /// Run `hooks` before and after each request that reaches the handler stack, with its
+    /// method, target, verified principal, duration and outcome; see [`crate::hooks`].
+    ///
+    /// May be called several times: `before` runs in the order the hooks were added and
+    /// stops at the first refusal, `after` runs in the reverse order for every hook. The
+    /// hooks wrap everything else, layers added with [`layer`](Self::layer) included.
+    ///
+    /// ```
+    /// use mcp::hooks::{RequestHooks, RequestInfo};
+    ///
+    /// /// Refuses every tool call named `drop_database`.
+    /// struct Guard;
+    ///
+    /// impl RequestHooks for Guard {
+    ///     fn before(&self, request: &RequestInfo<'_>) -> Result<(), mcp::Error> {
+    ///         match (request.method(), request.target()) {
+    ///             ("tools/call", Some("drop_database")) => Err(mcp::Error::new(-32000, "Not today")),
+    ///             _ => Ok(()),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let server = mcp::Server::builder("guarded", "1.0.0").hooks(Guard).build();
+    /// # let _ = server;
+    /// ```
+    pub fn hooks(mut self, hooks: impl crate::hooks::RequestHooks) -> Self {
+        self.hooks.push(Arc::new(hooks));
         self
     }
 
@@ -715,6 +752,14 @@ impl ServerBuilder {
         for wrap in self.layers {
             stack = wrap(stack);
         }
+        // The hooks go outermost: their `after` then sees every answer the stack gives,
+        // the refusals of the user layers, the limits (an oversized requestState, a
+        // handler timeout) and the sealing (a forged or replayed state) included, and a
+        // `before` refusal costs no work below it.
+        let hooked = !self.hooks.is_empty();
+        if hooked {
+            stack = Arc::new(HooksLayer::from_chain(self.hooks).layer(stack));
+        }
         let handle = ServerHandle::new();
         if let Some(tasks) = tasks {
             handle.attach_tasks(tasks);
@@ -734,6 +779,7 @@ impl ServerBuilder {
                 limits: self.limits,
                 routes,
                 stack,
+                hooked,
             }),
         }
     }

@@ -12,6 +12,7 @@ mod completions;
 mod error_codes;
 mod extending;
 mod fuzz_regressions;
+mod hooks;
 mod layers;
 mod limits;
 mod macros;
