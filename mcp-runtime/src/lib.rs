@@ -12,7 +12,7 @@
 //! | 6 | [`client`], [`cli`] | the client: retry loop, callbacks, HTTP, stdio and in-process links; the command line |
 //! | 5 | [`serve`] | transports: [`serve::stdio`], [`serve::connection`], [`serve::http`](fn@serve::http) |
 //! | 4½ | [`server`] | [`Server`]: the builder, era detection, result finishing; composes the stack |
-//! | 4 | [`sealing`], [`limits`], [`auth`] | layers that wrap a handler |
+//! | 4 | [`sealing`], [`limits`], [`hooks`], [`auth`] | layers that wrap a handler |
 //! | 3 | [`items`], [`resolve`] | the item router: `#[mcp::tool]` and friends, resolvers |
 //! | 2 | [`handler`] | the handler abstraction: [`handler::Handler`], [`RequestContext`] |
 //! | 1 | [`protocol`], [`wire`], `tls` | the wire model and [`Error`], the one JSON-RPC error type; framing, headers, SSE; rustls configuration (the `tls` feature) |
@@ -57,6 +57,9 @@ pub mod resolve;
 pub mod auth;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod hooks;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod limits;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
@@ -69,6 +72,8 @@ pub mod server;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod tasks;
+#[cfg(any(feature = "server", feature = "client"))]
+pub mod telemetry;
 
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]

@@ -4,7 +4,7 @@
 //! (answered, cancelled) wakes its work running on another.
 //!
 //! Without a bus (the default) changes stay in the process. With several instances behind a
-//! load balancer, give each the same bus: [`RedisChangeBus`] (feature `redis`), or your own
+//! load balancer, give each the same bus: `RedisChangeBus` (feature `redis`), or your own
 //! [`ChangeBus`].
 
 #[cfg(feature = "redis")]

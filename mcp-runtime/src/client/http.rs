@@ -410,6 +410,7 @@ impl Link for HttpLink {
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
             let id = RequestId::from(shared.next_id.fetch_add(1, Ordering::Relaxed));
+            super::spans::record_request_id(&id);
             let message = JsonRpcRequest {
                 jsonrpc: JsonRpcVersion,
                 id: id.clone(),

@@ -20,11 +20,14 @@ pub(crate) struct Outgoing {
     pub(crate) name: Option<String>,
     /// `Mcp-Param-*` headers: suffix and value (HTTP, 2026-07-28).
     pub(crate) header_params: Vec<(String, String)>,
+    /// Which round of its call this request is (1 for the first; 0 when it is not part
+    /// of a call with rounds), for its span.
+    pub(crate) round: u32,
 }
 
 impl Outgoing {
     pub(crate) fn new(method: &str, params: JsonObject) -> Self {
-        Outgoing { method: method.to_owned(), params, name: None, header_params: Vec::new() }
+        Outgoing { method: method.to_owned(), params, name: None, header_params: Vec::new(), round: 0 }
     }
 }
 
@@ -123,6 +126,7 @@ impl Link for StreamLink {
         let mut handled = self.handled.clone();
         Box::pin(async move {
             let id = raw.next_id();
+            super::spans::record_request_id(&id);
             let rx = raw.start_request(id.clone(), &out.method, Value::Object(out.params)).await;
             let mut guard = CancelOnDrop { raw: Arc::clone(&raw), id: Some(id) };
             let answer = rx.await;

@@ -37,6 +37,7 @@ pub mod oauth;
 mod raw;
 mod session;
 #[cfg(feature = "http")]
+mod spans;
 mod sse;
 mod tasks;
 

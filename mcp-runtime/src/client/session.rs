@@ -2,17 +2,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::ClientError;
 use super::callbacks::{Asker, Callbacks, ElicitationHandler, RootsHandler, SamplingHandler};
 use super::driver::{self, DEFAULT_MAX_ROUNDS, Round};
 use super::link::{Link, LinkEra, Outgoing, StreamLink};
+use super::spans::{RequestSpan, call_span};
 use crate::protocol::{
     CallToolResult, ClientCapabilities, CreateTaskResult, DiscoverResult, ErrorCode, GetPromptResult, Implementation,
     InitializeResult, InputRequiredResult, InputResponses, JsonObject, LATEST_LEGACY_PROTOCOL_VERSION,
@@ -412,6 +414,17 @@ impl Inner {
 
     pub(crate) async fn send(&self, mut out: Outgoing) -> Result<Value, ClientError> {
         out.params = self.with_meta(&out.method, std::mem::take(&mut out.params));
+        let version = match &self.era {
+            LinkEra::Modern(v) | LinkEra::Legacy(v) => v.as_str(),
+        };
+        let transport = if self.link.is_http() { "tcp" } else { "pipe" };
+        let span = RequestSpan::start(&out.method, &mut out.params, out.round, Some(version), transport);
+        let result = self.send_traced(out).instrument(span.span().clone()).await;
+        span.finish(&result);
+        result
+    }
+
+    async fn send_traced(&self, out: Outgoing) -> Result<Value, ClientError> {
         let retry = out.clone();
         match self.link.request(out).await {
             // The server says it does not support our version but lists it: retry once.
@@ -659,7 +672,7 @@ impl Client {
         options: CallOptions,
     ) -> Result<Outcome<CallToolResult>, ClientError> {
         let call = tool_call(name, arguments);
-        self.once(&call, options.input_responses, options.request_state).await.map(round_to_outcome)
+        self.once(&call, options.input_responses, options.request_state, 0).await.map(round_to_outcome)
     }
 
     /// Get a prompt, answering the server's questions along the way.
@@ -679,7 +692,7 @@ impl Client {
         options: CallOptions,
     ) -> Result<Outcome<GetPromptResult>, ClientError> {
         let call = prompt_call(name, arguments);
-        self.once(&call, options.input_responses, options.request_state).await.map(round_to_outcome)
+        self.once(&call, options.input_responses, options.request_state, 0).await.map(round_to_outcome)
     }
 
     /// Read a resource, answering the server's questions along the way.
@@ -693,7 +706,7 @@ impl Client {
         uri: &str,
         options: CallOptions,
     ) -> Result<Outcome<ReadResourceResult>, ClientError> {
-        self.once(&resource_call(uri), options.input_responses, options.request_state).await.map(round_to_outcome)
+        self.once(&resource_call(uri), options.input_responses, options.request_state, 0).await.map(round_to_outcome)
     }
 
     /// Send one round: the call plus answers and state (each omitted when absent).
@@ -702,6 +715,7 @@ impl Client {
         call: &Call,
         responses: Option<InputResponses>,
         state: Option<String>,
+        round: u32,
     ) -> Result<Round<Landed<T>>, ClientError> {
         let task_allowed = call.method == methods::TOOLS_CALL && self.inner.declares_tasks();
         let mut params = call.params.clone();
@@ -715,6 +729,7 @@ impl Client {
         loop {
             let mut out = Outgoing::new(call.method, params.clone());
             out.name = call.name.clone();
+            out.round = round;
             if call.method == methods::TOOLS_CALL {
                 out.header_params = self.header_values(call);
             }
@@ -782,16 +797,26 @@ impl Client {
         call: Call,
         options: CallOptions,
     ) -> Result<Landed<T>, ClientError> {
-        let first = self.once::<T>(&call, options.input_responses, options.request_state).await?;
-        let callbacks = self.inner.callbacks.clone();
-        driver::drive(
-            first,
-            self.inner.max_rounds,
-            move |key, request| callbacks.answer(Asker::InputRequest(key), request),
-            |responses, state| self.once::<T>(&call, responses, state),
-            tokio::time::sleep,
-        )
-        .await
+        let span = call_span(call.method, &call.params);
+        let rounds = AtomicU32::new(1);
+        let all = async {
+            let first = self.once::<T>(&call, options.input_responses, options.request_state, 1).await?;
+            let callbacks = self.inner.callbacks.clone();
+            driver::drive(
+                first,
+                self.inner.max_rounds,
+                move |key, request| callbacks.answer(Asker::InputRequest(key), request),
+                |responses, state| {
+                    let round = rounds.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.once::<T>(&call, responses, state, round)
+                },
+                tokio::time::sleep,
+            )
+            .await
+        };
+        let result = all.instrument(span.clone()).await;
+        span.record("mcp.rounds", i64::from(rounds.load(Ordering::Relaxed)));
+        result
     }
 }
 

@@ -11,6 +11,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use tracing::Instrument;
+
 use super::answer::Answer;
 use super::question::{Question, QuestionKind, Rendered};
 use super::state::{Progress, Recorded, question_digest};
@@ -206,16 +208,13 @@ impl Round {
     pub fn new(ctx: &Context, plan: &'static Plan, tool: &'static str) -> Self {
         let legacy = ctx.is_legacy();
         let recorded = if legacy { Progress::new() } else { Progress::decode(ctx.request_state()) };
-        Round {
-            ctx: ctx.clone(),
-            plan,
-            tool,
-            legacy,
-            recorded,
-            next: Progress::new(),
-            pending: BTreeMap::new(),
-            memo: HashMap::new(),
+        let mut next = Progress::new();
+        if !legacy {
+            // Which round of the call this is, on the request's span.
+            next.r = recorded.r.saturating_add(1);
+            tracing::Span::current().record("mcp.round", i64::from(next.r));
         }
+        Round { ctx: ctx.clone(), plan, tool, legacy, recorded, next, pending: BTreeMap::new(), memo: HashMap::new() }
     }
 
     /// The request's context.
@@ -240,12 +239,24 @@ impl Round {
             None => {}
         }
         self.memo.insert(id, Memo::Running);
-        let visit = R::run(self, args).await;
-        let (memo, result) = match visit {
-            Ok(Visit::Pending) => (Memo::Pending, Ok(None)),
-            Ok(Visit::Done(answer)) => (Memo::Done(Box::new(answer.clone())), Ok(Some(answer))),
-            Err(stop) => (Memo::Pending, Err(stop)),
+        let span = tracing::info_span!(
+            target: crate::telemetry::TARGET,
+            "mcp.resolve",
+            otel.name = tracing::field::Empty,
+            otel.kind = "internal",
+            mcp.resolver.name = R::KEY,
+            mcp.resolver.outcome = tracing::field::Empty,
+        );
+        if !span.is_disabled() {
+            span.record("otel.name", format!("resolve {}", R::KEY).as_str());
+        }
+        let visit = R::run(self, args).instrument(span.clone()).await;
+        let (memo, result, outcome) = match visit {
+            Ok(Visit::Pending) => (Memo::Pending, Ok(None), "pending"),
+            Ok(Visit::Done(answer)) => (Memo::Done(Box::new(answer.clone())), Ok(Some(answer)), "answered"),
+            Err(stop) => (Memo::Pending, Err(stop), "stopped"),
         };
+        span.record("mcp.resolver.outcome", outcome);
         self.memo.insert(id, memo);
         result
     }

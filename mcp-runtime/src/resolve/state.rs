@@ -1,14 +1,15 @@
 //! The resolvers' progress, kept in the (sealed) `requestState` between rounds:
 //!
 //! ```json
-//! {"v":1,
+//! {"v":1, "r":1,
 //!  "outcomes":{"<key>":{"action":"accept","data":{..},"q":"<digest>"}},
 //!  "asked":{"<key>":"<digest>"}}
 //! ```
 //!
 //! `outcomes` holds the answers received so far, each pinned to the digest of the exact
 //! question it answers; `asked` holds the digests of the questions sent in the last round,
-//! so an answer counts only if it comes back with the state that asked it.
+//! so an answer counts only if it comes back with the state that asked it; `r` counts the
+//! rounds served so far (for the spans' `mcp.round`).
 
 use std::collections::BTreeMap;
 
@@ -35,6 +36,9 @@ pub(crate) struct Recorded {
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
 pub(crate) struct Progress {
     v: u64,
+    /// The rounds served so far: the round that wrote this state is `r`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) r: u32,
     pub(crate) outcomes: BTreeMap<String, Recorded>,
     pub(crate) asked: BTreeMap<String, String>,
 }
@@ -43,9 +47,15 @@ pub(crate) struct Progress {
 struct Loose {
     v: u64,
     #[serde(default)]
+    r: u32,
+    #[serde(default)]
     outcomes: BTreeMap<String, Value>,
     #[serde(default)]
     asked: BTreeMap<String, Value>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Progress {
@@ -70,7 +80,7 @@ impl Progress {
             .filter(|(_, r)| (r.action == ElicitAction::Accept) == r.data.is_some())
             .collect();
         let asked = loose.asked.into_iter().filter_map(|(key, q)| Some((key, q.as_str()?.to_owned()))).collect();
-        Progress { v: VERSION, outcomes, asked }
+        Progress { v: VERSION, r: loose.r, outcomes, asked }
     }
 
     pub(crate) fn encode(&self) -> String {

@@ -30,6 +30,7 @@ pub(crate) struct Boundary {
 
 fn reject(method: &str, reason: &str) -> Error {
     tracing::warn!(method = ?Untrusted(method), reason, "requestState rejected");
+    crate::telemetry::record_request_state(reason);
     invalid_request_state()
 }
 
@@ -41,6 +42,7 @@ pub fn single_use_store_unavailable() -> Error {
 }
 
 fn store_failed(method: &str, error: &ConsumedTokensError) -> Error {
+    crate::telemetry::record_request_state("single-use store unavailable");
     let cause = std::error::Error::source(error).map(ToString::to_string);
     tracing::warn!(
         method = ?Untrusted(method),
@@ -90,11 +92,18 @@ impl Boundary {
         params: &mut Option<JsonObject>,
         principal: Option<&str>,
     ) -> Result<(), Error> {
-        let Some(params) = params.as_mut() else { return Ok(()) };
+        let Some(params) = params.as_mut() else {
+            crate::telemetry::record_request_state("absent");
+            return Ok(());
+        };
         let token = match params.get("requestState") {
-            None => return Ok(()),
+            None => {
+                crate::telemetry::record_request_state("absent");
+                return Ok(());
+            }
             Some(Value::Null) => {
                 params.remove("requestState");
+                crate::telemetry::record_request_state("absent");
                 return Ok(());
             }
             Some(Value::String(token)) => token,
@@ -121,6 +130,7 @@ impl Boundary {
             }
         }
         params.insert("requestState".to_owned(), Value::String(envelope.s));
+        crate::telemetry::record_request_state("ok");
         Ok(())
     }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use super::Server;
 use super::results::{finish_legacy, finish_modern};
@@ -25,6 +26,7 @@ use crate::protocol::{
     ProgressToken, Revision, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, downgrade_result,
     keys, methods,
 };
+use crate::telemetry::server::{ServerSpan, Transport};
 use crate::wire::untrusted::Untrusted;
 
 fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
@@ -87,8 +89,33 @@ impl Server {
         notifications: mpsc::Sender<String>,
         caller: Caller,
     ) -> Result<Payload, Error> {
+        let modern = meta_of(request.params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
+        // Asked only when the span or the metrics want the method's name.
+        let known = |method: &str| {
+            matches!(method, methods::INITIALIZE | methods::PING)
+                || self.inner().routes.find(method, modern || !session.is_legacy()).is_some()
+        };
+        #[cfg(feature = "http")]
+        let transport = if caller.http.is_some() { Transport::Http } else { Transport::Pipe };
+        #[cfg(not(feature = "http"))]
+        let transport = Transport::Pipe;
+        let span = ServerSpan::start(&request, session, transport, known);
+        let result =
+            self.dispatch_in_era(session, request, notifications, caller, modern).instrument(span.span().clone()).await;
+        span.finish(&result);
+        result
+    }
+
+    /// Serve `request` in its era: modern (stateless) or in its legacy session.
+    async fn dispatch_in_era(
+        &self,
+        session: &Arc<Session>,
+        request: JsonRpcRequest,
+        notifications: mpsc::Sender<String>,
+        caller: Caller,
+        modern: bool,
+    ) -> Result<Payload, Error> {
         let JsonRpcRequest { id, method, params, .. } = request;
-        let modern = meta_of(params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         if !modern {
             if method == methods::INITIALIZE {
                 return self.initialize(session, params).map(Payload::Value);
@@ -134,7 +161,10 @@ impl Server {
             task: std::sync::OnceLock::new(),
             tools_call: method == methods::TOOLS_CALL,
         });
-        if let Some(text) = self.encoded_list(route, params.as_ref(), false)? {
+        // With hooks, lists go through the stack too, so that the hooks see them.
+        if !server.hooked
+            && let Some(text) = self.encoded_list(route, params.as_ref(), false)?
+        {
             return Ok(Payload::Encoded(text));
         }
         let reply = server.stack.call(Request::new(ctx.clone(), method, params)).await?;
@@ -239,6 +269,7 @@ impl Server {
         // error there), but a client can still send `requestState`: verify it like a modern
         // one, so that no handler ever sees state this server did not seal.
         if revision == Revision::V2025_11_25
+            && !self.inner().hooked
             && let Some(text) = self.encoded_list(route, params.as_ref(), true)?
         {
             return Ok(Payload::Encoded(text));

@@ -21,10 +21,14 @@ const LAYERS: &[(&str, u8)] = &[
     // handler, whose request context carries the handle.
     ("tasks", 2),
     ("handler", 2),
+    // The spans' names, attributes and OpenTelemetry plumbing, and the server's span of a
+    // request (it reads the handler's reply); the client's spans live in `client`.
+    ("telemetry", 2),
     ("items", 3),
     ("resolve", 3),
     ("sealing", 4),
     ("limits", 4),
+    ("hooks", 4),
     ("auth", 4),
     ("server", 5),
     ("serve", 6),

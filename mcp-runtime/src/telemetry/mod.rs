@@ -1,0 +1,140 @@
+//! Telemetry: a span for every request and every round, by OpenTelemetry's semantic
+//! conventions for MCP.
+//!
+//! Spans are [`tracing`] spans on the target `mcp::telemetry` at level INFO, so they cost
+//! next to nothing unless a subscriber asks for them. Their fields are the conventions'
+//! attributes, and the special fields of `tracing-opentelemetry` (`otel.name`,
+//! `otel.kind`, `otel.status_description`) give the OpenTelemetry span its name, kind and
+//! status:
+//!
+//! | span | kind | name | attributes |
+//! |---|---|---|---|
+//! | a request the server serves | server | `{mcp.method.name} {target}` | `mcp.method.name`, `gen_ai.tool.name` or `gen_ai.prompt.name`, `gen_ai.operation.name` (`execute_tool`), `mcp.resource.uri`, `jsonrpc.request.id`, `mcp.protocol.version`, `mcp.session.id` (2025-11-25 sessions only), `network.transport`, `network.protocol.name`, `rpc.response.status_code`, `error.type`; ours: `mcp.request_state` (`absent`, `ok`, or why it was refused), `mcp.round` (tools with resolvers), `mcp.result` (`complete` or `input_required`), `mcp.input_required.keys` |
+//! | a resolver run in a round | internal | `resolve {resolver}` | `mcp.resolver.name`, `mcp.resolver.outcome` (`answered`; `pending`: it asked, or waits on one that did; `stopped`) |
+//! | a call the client makes, all rounds | internal | `{mcp.method.name} {target}` | `mcp.method.name`, the target, `mcp.rounds` |
+//! | one request the client sends | client | `{mcp.method.name} {target}` | as the server's, plus `mcp.round` |
+//!
+//! The target (the tool or prompt name) is the name the request carries, or `_OTHER`
+//! when it does not look like a name, and an unknown method is `_OTHER` too: what a
+//! client sends cannot inflate the names a tracing backend keeps. Arguments, answers,
+//! `requestState` and tokens are never recorded.
+//!
+//! With the `otel` feature, a W3C `traceparent` (and `tracestate`) in the request's
+//! `params._meta` becomes the parent of the server's span, the client puts its own span's
+//! context there, and the operation durations are recorded as the conventions'
+//! histograms (`mcp.server.operation.duration`, `mcp.client.operation.duration`).
+//! `Telemetry::from_env` (feature `otel`) sets up the SDK and the OTLP exporter from the
+//! standard `OTEL_*` variables; when you set up the SDK yourself, `record_metrics_with`
+//! gives the histograms your meter.
+
+#[cfg(feature = "otel")]
+pub(crate) mod otel;
+#[cfg(feature = "server")]
+pub(crate) mod server;
+
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub use otel::{Telemetry, TelemetryError, TelemetryErrorKind, record_metrics_with, trace_id};
+
+use crate::protocol::JsonObject;
+
+/// The target of every span this module makes.
+pub const TARGET: &str = "mcp::telemetry";
+
+/// The name used for what a peer sent that does not look like a method or item name.
+pub(crate) const OTHER: &str = "_OTHER";
+
+/// The longest tool or prompt name kept in a span name.
+const MAX_NAME: usize = 128;
+
+/// The span's target: the tool or prompt name a request carries, if any.
+pub(crate) fn target_of<'a>(method: &str, params: Option<&'a JsonObject>) -> Option<&'a str> {
+    if method != crate::protocol::methods::TOOLS_CALL && method != crate::protocol::methods::PROMPTS_GET {
+        return None;
+    }
+    let name = params?.get("name")?.as_str()?;
+    Some(if looks_like_a_name(name) { name } else { OTHER })
+}
+
+/// `{method} {target}`, or the method alone.
+pub(crate) fn span_name(method: &str, target: Option<&str>) -> String {
+    match target {
+        Some(target) => format!("{method} {target}"),
+        None => method.to_owned(),
+    }
+}
+
+/// Whether `name` looks like a tool or prompt name (letters, digits, `_-./:`, at most
+/// 128 characters).
+fn looks_like_a_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':'))
+}
+
+/// Whether a server answering `code` failed, by the conventions: the codes that say the
+/// caller sent something the server could not serve are not errors of the server.
+pub(crate) fn server_code_is_error(code: i32) -> bool {
+    !matches!(code, -32700 | -32600 | -32601 | -32602 | -32002)
+}
+
+/// The input request keys of an `input_required` result, comma-separated.
+pub(crate) fn input_request_keys(result: &serde_json::Value) -> Option<String> {
+    let requests = result.get("inputRequests")?.as_object()?;
+    let mut keys: Vec<&str> = requests.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    Some(keys.join(","))
+}
+
+/// Whether a result is an `input_required` one.
+pub(crate) fn is_input_required(result: &serde_json::Value) -> bool {
+    result.get("resultType").and_then(serde_json::Value::as_str) == Some("input_required")
+}
+
+/// Whether a result is a tool result with `isError: true`.
+pub(crate) fn is_tool_error(result: &serde_json::Value) -> bool {
+    result.get("isError").and_then(serde_json::Value::as_bool) == Some(true)
+}
+
+/// Record on the current span (a request's) how its `requestState` fared: `absent`,
+/// `ok`, or the reason it was refused. Never the state itself.
+pub(crate) fn record_request_state(outcome: &str) {
+    tracing::Span::current().record("mcp.request_state", outcome);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn targets_are_names_or_other() {
+        let params = |name: &str| json!({ "name": name }).as_object().cloned();
+        assert_eq!(target_of("tools/call", params("provision").as_ref()), Some("provision"));
+        assert_eq!(target_of("prompts/get", params("brief-1.0").as_ref()), Some("brief-1.0"));
+        assert_eq!(target_of("tools/call", params("a b").as_ref()), Some(OTHER));
+        assert_eq!(target_of("tools/call", params(&"x".repeat(129)).as_ref()), Some(OTHER));
+        assert_eq!(target_of("tools/list", params("provision").as_ref()), None);
+        assert_eq!(span_name("tools/call", Some("provision")), "tools/call provision");
+        assert_eq!(span_name("tools/list", None), "tools/list");
+    }
+
+    #[test]
+    fn caller_mistakes_are_not_server_errors() {
+        for code in [-32700, -32600, -32601, -32602, -32002] {
+            assert!(!server_code_is_error(code), "{code}");
+        }
+        for code in [-32603, -32000, -32042, 1] {
+            assert!(server_code_is_error(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn results_are_classified() {
+        let asked = json!({ "resultType": "input_required", "inputRequests": { "b": {}, "a": {} } });
+        assert!(is_input_required(&asked));
+        assert_eq!(input_request_keys(&asked).as_deref(), Some("a,b"));
+        assert!(is_tool_error(&json!({ "isError": true, "content": [] })));
+        assert!(!is_tool_error(&json!({ "content": [] })));
+    }
+}
