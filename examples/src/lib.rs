@@ -100,6 +100,50 @@ pub fn with_env_single_use(
     }
 }
 
+/// The variable that turns OpenTelemetry on in the example binaries: the OTLP collector's
+/// base URL (e.g. `http://127.0.0.1:4318`). The other `OTEL_*` variables then apply (see
+/// [`mcp::telemetry::Telemetry::from_env`]).
+pub const OTEL_ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
+/// Send logs to stderr, filtered by `RUST_LOG` (as [`init_logging`]), and with
+/// [`OTEL_ENDPOINT_VAR`] set, the MCP spans (target `mcp::telemetry`) and metrics to
+/// OpenTelemetry, naming the service `service` unless `OTEL_SERVICE_NAME` does. Keep the
+/// returned value until the program ends, then [`shutdown_telemetry`] it. A malformed
+/// `OTEL_*` value stops the program with a message.
+pub fn init_telemetry(service: &str) -> Option<mcp::telemetry::Telemetry> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let logs = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(filter);
+    let endpoint_set = std::env::var(OTEL_ENDPOINT_VAR).is_ok_and(|v| !v.trim().is_empty());
+    if !endpoint_set {
+        let _ = tracing_subscriber::registry().with(logs).try_init();
+        return None;
+    }
+    let telemetry = mcp::telemetry::Telemetry::from_env(service).unwrap_or_else(|e| {
+        let cause = std::error::Error::source(&e).map(|c| format!(": {c}")).unwrap_or_default();
+        eprintln!("OpenTelemetry: {e}{cause}");
+        std::process::exit(2);
+    });
+    let spans = tracing_subscriber::filter::Targets::new().with_target(mcp::telemetry::TARGET, tracing::Level::INFO);
+    let otel = telemetry.layer().map(|layer| layer.with_filter(spans));
+    let _ = tracing_subscriber::registry().with(logs).with(otel).try_init();
+    Some(telemetry)
+}
+
+/// Flush and stop what [`init_telemetry`] set up (it blocks for the export, so it runs
+/// off the async runtime's threads).
+pub async fn shutdown_telemetry(telemetry: Option<mcp::telemetry::Telemetry>) {
+    let Some(telemetry) = telemetry else { return };
+    match tokio::task::spawn_blocking(move || telemetry.shutdown()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "OpenTelemetry did not shut down cleanly"),
+        Err(e) => tracing::warn!(error = %e, "OpenTelemetry's shutdown did not finish"),
+    }
+}
+
 /// Send logs to stderr (stdout carries MCP messages on stdio), filtered by `RUST_LOG`.
 pub fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
