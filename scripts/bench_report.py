@@ -7,7 +7,7 @@
     bench_report.py run-line RESULT_JSON SERVER    print one run's figures (loadgen's line)
     bench_report.py report BENCH_DIR OUT           turn BENCH_DIR/results.jsonl and meta.json
                                                    into the Markdown report OUT, keeping OUT's
-                                                   build-time and Redis sections
+                                                   build-time, Redis and OpenTelemetry sections
 
 BENCH_DIR is target/bench; results.jsonl has one line per run (round, server, loadgen's JSON
 line).
@@ -357,9 +357,13 @@ def report(bench_dir, out_path):
         "(one line per run); re-render with `scripts/bench.sh report`."
     )
     L.append("")
-    # Keep the sections scripts/build-time.sh and scripts/bench-redis.sh maintain.
+    # Keep the sections scripts/build-time.sh, scripts/bench-redis.sh and
+    # scripts/bench-otel.sh maintain.
     marker = "## Build time: a crate with 100 tools"
-    redis_heading, redis_end = "## Single-use state on Redis", "<!-- redis-bench:end -->"
+    kept_sections = [
+        ("## Single-use state on Redis", "<!-- redis-bench:end -->"),
+        ("## The cost of OpenTelemetry", "<!-- otel-bench:end -->"),
+    ]
     if os.path.exists(out_path):
         previous = open(out_path).read()
         kept = ""
@@ -367,11 +371,12 @@ def report(bench_dir, out_path):
             kept = marker + previous.split(marker, 1)[1].rstrip("\n")
             L.append(kept)
             L.append("")
-        if redis_heading in previous and redis_heading not in kept:
-            section = previous.split(redis_heading, 1)[1]
-            if redis_end in section:
-                L.append(redis_heading + section.split(redis_end, 1)[0] + redis_end)
-                L.append("")
+        for heading, end in kept_sections:
+            if heading in previous and heading not in kept:
+                section = previous.split(heading, 1)[1]
+                if end in section:
+                    L.append(heading + section.split(end, 1)[0] + end)
+                    L.append("")
     with open(out_path, "w") as f:
         f.write("\n".join(L))
 

@@ -33,7 +33,7 @@ marker = "## Build time: a crate with 100 tools"
 if marker in text:
     head, _, rest = text.partition(marker)
     nxt = rest.find("\n## ")
-    # A section after it (the Redis benchmark) stays, a blank line apart.
+    # The sections after it (the Redis and OpenTelemetry benchmarks) stay, a blank line apart.
     text = head + section + ("\n" + rest[nxt + 1:] if nxt >= 0 else "")
 else:
     text = text.rstrip("\n") + "\n\n" + section
