@@ -291,6 +291,12 @@ pub struct Limited<H> {
 impl<H: Handler> Handler for Limited<H> {
     fn call(&self, request: Request) -> BoxFuture<Result<Reply, Error>> {
         if let Err(e) = self.limits.check_retry_fields(&request.method, request.params.as_ref()) {
+            if request.params.as_ref().is_some_and(|p| p.contains_key("requestState")) {
+                crate::telemetry::record_request_state(
+                    request.ctx.span(),
+                    "not checked: the request is over the limits",
+                );
+            }
             return Box::pin(std::future::ready(Err(e)));
         }
         if request.method == methods::SUBSCRIPTIONS_LISTEN || self.limits.handler_timeout.is_none() {

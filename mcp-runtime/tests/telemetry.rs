@@ -431,12 +431,15 @@ fn the_duration_histograms_count_every_round() {
         assert_eq!(point_attr(point, "error.type"), None);
         assert!(point.sum() > 0.0 && point.sum() < 20.0, "{histogram}: seconds, {}", point.sum());
 
-        let unknown = points(histogram, ("gen_ai.tool.name", "no_such_tool_metered"));
+        // A name the server refused (-32602) is left out, so made-up names add no series.
+        assert!(points(histogram, ("gen_ai.tool.name", "no_such_tool_metered")).is_empty(), "{histogram}");
+        let unknown = points(histogram, ("rpc.response.status_code", "-32602"));
         let [(point, _)] = unknown.as_slice() else {
             panic!("{histogram}: one point for the unknown tool: {unknown:#?}")
         };
         assert_eq!(point.count(), 1);
-        assert_eq!(point_attr(point, "rpc.response.status_code").as_deref(), Some("-32602"));
+        assert_eq!(point_attr(point, "gen_ai.tool.name"), None);
+        assert_eq!(point_attr(point, "mcp.method.name").as_deref(), Some("tools/call"));
         let error_type = point_attr(point, "error.type");
         if histogram.starts_with("mcp.server") {
             assert_eq!(error_type, None, "a caller's mistake is no server error");
@@ -444,4 +447,45 @@ fn the_duration_histograms_count_every_round() {
             assert_eq!(error_type.as_deref(), Some("-32602"), "the client's call failed");
         }
     }
+}
+
+/// A user's layer that runs the rest of the stack inside a span of its own.
+struct Spanned;
+
+struct SpannedHandler<H>(std::sync::Arc<H>);
+
+impl<H: mcp::handler::Handler> mcp::handler::Handler for SpannedHandler<H> {
+    fn call(&self, request: mcp::handler::Request) -> mcp::handler::BoxFuture<Result<mcp::handler::Reply, mcp::Error>> {
+        use tracing::Instrument as _;
+        let inner = std::sync::Arc::clone(&self.0);
+        let span = tracing::info_span!(target: "mcp::telemetry", "user.layer");
+        Box::pin(async move { inner.call(request).await }.instrument(span))
+    }
+}
+
+impl<H: mcp::handler::Handler> mcp::handler::Layer<H> for Spanned {
+    type Handler = SpannedHandler<H>;
+    fn layer(&self, inner: H) -> SpannedHandler<H> {
+        SpannedHandler(std::sync::Arc::new(inner))
+    }
+}
+
+#[test]
+fn what_the_layers_learn_reaches_the_request_span_under_a_users_own_span() {
+    let traces = Traces::install();
+    run(async {
+        let server = Server::builder("layered", "1.0.0").tool::<deploy>().layer(Spanned).build();
+        let client = client(&server).await;
+        client.call_tool("deploy", json!({"service": SERVICE})).await.expect("deploy");
+    });
+    let spans = traces.spans();
+    let mut served = named(&spans, &SpanKind::Server, "tools/call deploy");
+    assert_eq!(served.len(), 2, "{:#?}", names(&spans));
+    served.sort_by_key(|s| s.start_time);
+    // Recorded through the request's context, not on whatever span is current (the
+    // layer's, which declares none of these fields).
+    assert_eq!(text(served[0], "mcp.request_state"), "absent");
+    assert_eq!(int(served[0], "mcp.round"), 1);
+    assert_eq!(text(served[1], "mcp.request_state"), "ok");
+    assert_eq!(int(served[1], "mcp.round"), 2);
 }

@@ -36,8 +36,8 @@ mod negotiate;
 pub mod oauth;
 mod raw;
 mod session;
-#[cfg(feature = "http")]
 mod spans;
+#[cfg(feature = "http")]
 mod sse;
 mod tasks;
 

@@ -61,7 +61,7 @@ impl RequestSpan {
             } else if method == methods::RESOURCES_READ
                 && let Some(uri) = params.get("uri").and_then(Value::as_str)
             {
-                span.record("mcp.resource.uri", uri);
+                span.record("mcp.resource.uri", crate::telemetry::uri_text(uri));
             }
             if transport == "tcp" {
                 span.record("network.protocol.name", "http");
@@ -129,7 +129,7 @@ impl RequestSpan {
 
 /// Record the id a link gave the request on the current span (the request's).
 pub(crate) fn record_request_id(id: &RequestId) {
-    tracing::Span::current().record("jsonrpc.request.id", display(id));
+    tracing::Span::current().record("jsonrpc.request.id", crate::telemetry::id_text(id).as_str());
 }
 
 /// The span around every round of a call (`tools/call`, `prompts/get`, `resources/read`).

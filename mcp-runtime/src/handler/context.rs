@@ -65,6 +65,10 @@ pub(crate) struct ContextInner {
     pub(crate) task: std::sync::OnceLock<TaskHandle>,
     /// Whether the request is a `tools/call`, the one method that may become a task.
     pub(crate) tools_call: bool,
+    /// The request's span (`mcp::telemetry`), where the layers record what they learn of
+    /// it (how its `requestState` fared, which round it is), whatever spans a user's layer
+    /// opens around them.
+    pub(crate) span: tracing::Span,
 }
 
 /// What a transport knows about where a request came from: the verified caller and,
@@ -117,7 +121,13 @@ impl RequestContext {
             http: None,
             task: std::sync::OnceLock::new(),
             tools_call: false,
+            span: tracing::Span::none(),
         })
+    }
+
+    /// The request's span (see [`crate::telemetry`]).
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.inner.span
     }
 
     /// The task this request's work runs as: set for the work of a tool that became a task

@@ -212,7 +212,7 @@ impl Round {
         if !legacy {
             // Which round of the call this is, on the request's span.
             next.r = recorded.r.saturating_add(1);
-            tracing::Span::current().record("mcp.round", i64::from(next.r));
+            ctx.request().span().record("mcp.round", i64::from(next.r));
         }
         Round { ctx: ctx.clone(), plan, tool, legacy, recorded, next, pending: BTreeMap::new(), memo: HashMap::new() }
     }

@@ -28,9 +28,9 @@ pub(crate) struct Boundary {
     rng: SystemRandom,
 }
 
-fn reject(method: &str, reason: &str) -> Error {
+fn reject(span: &tracing::Span, method: &str, reason: &str) -> Error {
     tracing::warn!(method = ?Untrusted(method), reason, "requestState rejected");
-    crate::telemetry::record_request_state(reason);
+    crate::telemetry::record_request_state(span, reason);
     invalid_request_state()
 }
 
@@ -41,8 +41,8 @@ pub fn single_use_store_unavailable() -> Error {
     Error::new(ErrorCode::INTERNAL_ERROR, "The single-use store is unavailable; try again later")
 }
 
-fn store_failed(method: &str, error: &ConsumedTokensError) -> Error {
-    crate::telemetry::record_request_state("single-use store unavailable");
+fn store_failed(span: &tracing::Span, method: &str, error: &ConsumedTokensError) -> Error {
+    crate::telemetry::record_request_state(span, "single-use store unavailable");
     let cause = std::error::Error::source(error).map(ToString::to_string);
     tracing::warn!(
         method = ?Untrusted(method),
@@ -91,33 +91,34 @@ impl Boundary {
         binding: &Binding,
         params: &mut Option<JsonObject>,
         principal: Option<&str>,
+        span: &tracing::Span,
     ) -> Result<(), Error> {
         let Some(params) = params.as_mut() else {
-            crate::telemetry::record_request_state("absent");
+            crate::telemetry::record_request_state(span, "absent");
             return Ok(());
         };
         let token = match params.get("requestState") {
             None => {
-                crate::telemetry::record_request_state("absent");
+                crate::telemetry::record_request_state(span, "absent");
                 return Ok(());
             }
             Some(Value::Null) => {
                 params.remove("requestState");
-                crate::telemetry::record_request_state("absent");
+                crate::telemetry::record_request_state(span, "absent");
                 return Ok(());
             }
             Some(Value::String(token)) => token,
-            Some(_) => return Err(reject(&binding.method, "non-string requestState")),
+            Some(_) => return Err(reject(span, &binding.method, "non-string requestState")),
         };
-        let bytes = self.security.codec.unseal(token).map_err(|e| reject(&binding.method, e.0))?;
+        let bytes = self.security.codec.unseal(token).map_err(|e| reject(span, &binding.method, e.0))?;
         let now = self.security.clock.now_ms();
         let envelope = Envelope::open(&bytes, now, binding, self.audience.as_deref(), principal)
-            .map_err(|r| reject(&binding.method, r.reason()))?;
+            .map_err(|r| reject(span, &binding.method, r.reason()))?;
         // `open` checked the expiry minted into the token; the ttl in force now bounds it
         // too, so that lowering the ttl shortens tokens already issued.
         let expires = envelope.exp.min(envelope.iat.saturating_add(self.security.ttl_ms));
         if now >= expires {
-            return Err(reject(&binding.method, Rejection::Expired.reason()));
+            return Err(reject(span, &binding.method, Rejection::Expired.reason()));
         }
         if let Some(store) = &self.security.single_use {
             let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
@@ -125,12 +126,12 @@ impl Boundary {
             id.copy_from_slice(&digest.as_ref()[..16]);
             match store.consume(id, expires, now).await {
                 Ok(true) => {}
-                Ok(false) => return Err(reject(&binding.method, Rejection::Replayed.reason())),
-                Err(error) => return Err(store_failed(&binding.method, &error)),
+                Ok(false) => return Err(reject(span, &binding.method, Rejection::Replayed.reason())),
+                Err(error) => return Err(store_failed(span, &binding.method, &error)),
             }
         }
         params.insert("requestState".to_owned(), Value::String(envelope.s));
-        crate::telemetry::record_request_state("ok");
+        crate::telemetry::record_request_state(span, "ok");
         Ok(())
     }
 
@@ -209,7 +210,8 @@ impl<H: Handler> Handler for Sealed<H> {
         let inner = Arc::clone(&self.inner);
         let boundary = Arc::clone(&self.boundary);
         Box::pin(async move {
-            boundary.inbound(&binding, &mut request.params, principal.as_deref()).await?;
+            let span = request.ctx.span().clone();
+            boundary.inbound(&binding, &mut request.params, principal.as_deref(), &span).await?;
             let mut reply = inner.call(request).await?;
             if let Reply::InputRequired(ir) = &mut reply
                 && let Some(state) = ir.request_state.take()

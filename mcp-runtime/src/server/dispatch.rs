@@ -92,8 +92,14 @@ impl Server {
         let modern = meta_of(request.params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
         // Asked only when the span or the metrics want the method's name.
         let known = |method: &str| {
-            matches!(method, methods::INITIALIZE | methods::PING)
-                || self.inner().routes.find(method, modern || !session.is_legacy()).is_some()
+            matches!(
+                method,
+                methods::INITIALIZE
+                    | methods::PING
+                    | methods::LOGGING_SET_LEVEL
+                    | methods::RESOURCES_SUBSCRIBE
+                    | methods::RESOURCES_UNSUBSCRIBE
+            ) || self.inner().routes.find(method, modern || !session.is_legacy()).is_some()
         };
         #[cfg(feature = "http")]
         let transport = if caller.http.is_some() { Transport::Http } else { Transport::Pipe };
@@ -160,6 +166,8 @@ impl Server {
             http: caller.http,
             task: std::sync::OnceLock::new(),
             tools_call: method == methods::TOOLS_CALL,
+            // `dispatch_from` runs this inside the request's span.
+            span: tracing::Span::current(),
         });
         // With hooks, lists go through the stack too, so that the hooks see them.
         if !server.hooked
@@ -264,6 +272,8 @@ impl Server {
             http: caller.http,
             task: std::sync::OnceLock::new(),
             tools_call: method == methods::TOOLS_CALL,
+            // `dispatch_from` runs this inside the request's span.
+            span: tracing::Span::current(),
         });
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern

@@ -9,18 +9,21 @@
 //!
 //! | span | kind | name | attributes |
 //! |---|---|---|---|
-//! | a request the server serves | server | `{mcp.method.name} {target}` | `mcp.method.name`, `gen_ai.tool.name` or `gen_ai.prompt.name`, `gen_ai.operation.name` (`execute_tool`), `mcp.resource.uri`, `jsonrpc.request.id`, `mcp.protocol.version`, `mcp.session.id` (2025-11-25 sessions only), `network.transport`, `network.protocol.name`, `rpc.response.status_code`, `error.type`; ours: `mcp.request_state` (`absent`, `ok`, or why it was refused), `mcp.round` (tools with resolvers), `mcp.result` (`complete` or `input_required`), `mcp.input_required.keys` |
+//! | a request the server serves | server | `{mcp.method.name} {target}` | `mcp.method.name`, `gen_ai.tool.name` or `gen_ai.prompt.name`, `gen_ai.operation.name` (`execute_tool`), `mcp.resource.uri` (without query or fragment), `jsonrpc.request.id`, `mcp.protocol.version`, `network.transport`, `network.protocol.name`, `rpc.response.status_code`, `error.type`; ours: `mcp.request_state` (`absent`, `ok`, or why it was refused), `mcp.round` (tools with resolvers), `mcp.result` (`complete` or `input_required`), `mcp.input_required.keys` |
 //! | a resolver run in a round | internal | `resolve {resolver}` | `mcp.resolver.name`, `mcp.resolver.outcome` (`answered`; `pending`: it asked, or waits on one that did; `stopped`) |
 //! | a call the client makes, all rounds | internal | `{mcp.method.name} {target}` | `mcp.method.name`, the target, `mcp.rounds` |
 //! | one request the client sends | client | `{mcp.method.name} {target}` | as the server's, plus `mcp.round` |
 //!
-//! The target (the tool or prompt name) is the name the request carries, or `_OTHER`
-//! when it does not look like a name, and an unknown method is `_OTHER` too: what a
-//! client sends cannot inflate the names a tracing backend keeps. Arguments, answers,
-//! `requestState` and tokens are never recorded.
+//! The target (the tool or prompt name) is the name the request carries, as the
+//! conventions say, or `_OTHER` when it does not look like a name (letters, digits,
+//! `_-./:`, at most 128 bytes); an unknown method, an unsupported protocol version and a
+//! long or odd request id are `_OTHER` too. The histograms leave out a name the server
+//! refused as unknown (`-32602`), so a client cannot inflate their series. Arguments,
+//! answers, `requestState`, tokens and principals are never recorded.
 //!
 //! With the `otel` feature, a W3C `traceparent` (and `tracestate`) in the request's
-//! `params._meta` becomes the parent of the server's span, the client puts its own span's
+//! `params._meta` becomes the parent of the server's span (so a caller's sampling
+//! decision holds, as with any W3C parent; `OTEL_TRACES_SAMPLER=always_on` ignores it), the client puts its own span's
 //! context there, and the operation durations are recorded as the conventions'
 //! histograms (`mcp.server.operation.duration`, `mcp.client.operation.duration`).
 //! `Telemetry::from_env` (feature `otel`) sets up the SDK and the OTLP exporter from the
@@ -56,6 +59,39 @@ pub(crate) fn target_of<'a>(method: &str, params: Option<&'a JsonObject>) -> Opt
     Some(if looks_like_a_name(name) { name } else { OTHER })
 }
 
+/// The longest request id or resource URI kept as an attribute.
+const MAX_ATTRIBUTE: usize = 256;
+
+/// A request id as the conventions record it: the number, or the string as sent (no
+/// quotes); `_OTHER` when it is long or has control characters.
+pub(crate) fn id_text(id: &crate::protocol::RequestId) -> String {
+    match id {
+        crate::protocol::RequestId::Number(n) => n.to_string(),
+        crate::protocol::RequestId::String(s) if s.len() <= MAX_ATTRIBUTE && !s.chars().any(char::is_control) => {
+            s.clone()
+        }
+        crate::protocol::RequestId::String(_) => OTHER.to_owned(),
+    }
+}
+
+/// A resource URI as recorded: without its query and fragment (which may carry secrets,
+/// such as a pre-signed URL's signature), `_OTHER` when longer than 256 bytes.
+pub(crate) fn uri_text(uri: &str) -> &str {
+    let end = uri.find(['?', '#']).unwrap_or(uri.len());
+    let uri = &uri[..end];
+    if uri.len() <= MAX_ATTRIBUTE && !uri.chars().any(char::is_control) { uri } else { OTHER }
+}
+
+/// A protocol version as recorded: one this crate speaks, else `_OTHER`.
+#[cfg(feature = "server")]
+pub(crate) fn version_text(version: &str) -> &str {
+    let known = crate::protocol::SUPPORTED_MODERN_VERSIONS
+        .iter()
+        .chain(crate::protocol::SUPPORTED_LEGACY_VERSIONS)
+        .any(|v| *v == version);
+    if known { version } else { OTHER }
+}
+
 /// `{method} {target}`, or the method alone.
 pub(crate) fn span_name(method: &str, target: Option<&str>) -> String {
     match target {
@@ -72,6 +108,7 @@ fn looks_like_a_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':'))
 }
 
+#[cfg(feature = "server")]
 /// Whether a server answering `code` failed, by the conventions: the codes that say the
 /// caller sent something the server could not serve are not errors of the server.
 pub(crate) fn server_code_is_error(code: i32) -> bool {
@@ -96,10 +133,11 @@ pub(crate) fn is_tool_error(result: &serde_json::Value) -> bool {
     result.get("isError").and_then(serde_json::Value::as_bool) == Some(true)
 }
 
-/// Record on the current span (a request's) how its `requestState` fared: `absent`,
-/// `ok`, or the reason it was refused. Never the state itself.
-pub(crate) fn record_request_state(outcome: &str) {
-    tracing::Span::current().record("mcp.request_state", outcome);
+/// Record on a request's span how its `requestState` fared: `absent`, `ok`, or the reason
+/// it was refused. Never the state itself.
+#[cfg(feature = "server")]
+pub(crate) fn record_request_state(span: &tracing::Span, outcome: &str) {
+    span.record("mcp.request_state", outcome);
 }
 
 #[cfg(test)]
@@ -119,6 +157,25 @@ mod tests {
         assert_eq!(span_name("tools/list", None), "tools/list");
     }
 
+    #[test]
+    fn ids_uris_and_versions_are_bounded() {
+        use crate::protocol::RequestId;
+        assert_eq!(id_text(&RequestId::Number(7)), "7");
+        assert_eq!(id_text(&RequestId::String("req-7".into())), "req-7");
+        assert_eq!(id_text(&RequestId::String("x".repeat(257))), OTHER);
+        assert_eq!(id_text(&RequestId::String("a\nb".into())), OTHER);
+        assert_eq!(uri_text("s3://bucket/key?X-Amz-Signature=secret#frag"), "s3://bucket/key");
+        assert_eq!(uri_text(&format!("file:///{}", "d".repeat(300))), OTHER);
+    }
+
+    #[cfg(feature = "server")]
+    #[test]
+    fn only_versions_we_speak_are_recorded() {
+        assert_eq!(version_text("2026-07-28"), "2026-07-28");
+        assert_eq!(version_text("2099-01-01"), OTHER);
+    }
+
+    #[cfg(feature = "server")]
     #[test]
     fn caller_mistakes_are_not_server_errors() {
         for code in [-32700, -32600, -32601, -32602, -32002] {

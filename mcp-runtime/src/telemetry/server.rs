@@ -13,6 +13,7 @@ use crate::protocol::{JsonObject, JsonRpcRequest, keys, methods};
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Transport {
     /// Streamable HTTP.
+    #[cfg_attr(not(feature = "http"), expect(dead_code, reason = "only the HTTP transport serves over HTTP"))]
     Http,
     /// stdio, or a link in the same process.
     Pipe,
@@ -47,7 +48,7 @@ impl ServerSpan {
             gen_ai.prompt.name = Empty,
             gen_ai.operation.name = Empty,
             mcp.resource.uri = Empty,
-            jsonrpc.request.id = %request.id,
+            jsonrpc.request.id = Empty,
             mcp.protocol.version = Empty,
             network.transport = Empty,
             network.protocol.name = Empty,
@@ -78,6 +79,7 @@ impl ServerSpan {
         if !span.is_disabled() {
             span.record("otel.name", span_name(method, target).as_str());
             span.record("mcp.method.name", method);
+            span.record("jsonrpc.request.id", super::id_text(&request.id).as_str());
             if method == methods::TOOLS_CALL {
                 span.record("gen_ai.tool.name", target);
                 span.record("gen_ai.operation.name", "execute_tool");
@@ -86,7 +88,7 @@ impl ServerSpan {
             } else if method == methods::RESOURCES_READ
                 && let Some(uri) = params.and_then(|p| p.get("uri")).and_then(serde_json::Value::as_str)
             {
-                span.record("mcp.resource.uri", uri);
+                span.record("mcp.resource.uri", super::uri_text(uri));
             }
             if let Some(version) = &version {
                 span.record("mcp.protocol.version", version.as_str());
@@ -168,8 +170,7 @@ impl ServerSpan {
 fn protocol_version(params: Option<&JsonObject>, session: &Session) -> Option<String> {
     let meta = params.and_then(|p| p.get("_meta")).and_then(serde_json::Value::as_object);
     match meta.and_then(|m| m.get(keys::PROTOCOL_VERSION)).and_then(serde_json::Value::as_str) {
-        Some(version) if version.len() <= 32 => Some(version.to_owned()),
-        Some(_) => Some(super::OTHER.to_owned()),
-        None => session.legacy().map(|legacy| legacy.version),
+        Some(version) => Some(super::version_text(version).to_owned()),
+        None => session.legacy().map(|legacy| super::version_text(&legacy.version).to_owned()),
     }
 }

@@ -92,6 +92,11 @@ impl Operation {
     /// its answer carried `status_code` (if it was an error response).
     pub(crate) fn record(mut self, elapsed: Duration, error_type: Option<&str>, status_code: Option<i32>) {
         let Some(instruments) = INSTRUMENTS.get() else { return };
+        if status_code == Some(-32602) {
+            // Perhaps an unknown tool or prompt: its name would be a series of its own for
+            // every name a client makes up.
+            self.attributes.retain(|kv| !kv.key.as_str().starts_with("gen_ai."));
+        }
         if let Some(error_type) = error_type {
             self.attributes.push(KeyValue::new("error.type", error_type.to_owned()));
         }

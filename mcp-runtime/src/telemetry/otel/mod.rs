@@ -7,19 +7,18 @@ pub(crate) mod propagation;
 use std::fmt;
 
 use opentelemetry::global;
-use opentelemetry::propagation::TextMapCompositePropagator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
-use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::registry::LookupSpan;
 
 /// The instrumentation scope of our spans and metrics.
 const SCOPE: &str = "mcp";
 
-/// OpenTelemetry set up from the standard environment variables: W3C trace context and
-/// baggage as the global propagator, a tracer provider whose spans a [`layer`](Self::layer)
+/// OpenTelemetry set up from the standard environment variables: W3C trace context as the
+/// global propagator, a tracer provider whose spans a [`layer`](Self::layer)
 /// feeds, and a meter provider recording the MCP duration histograms. Spans and metrics
 /// go to an OTLP/HTTP exporter (JSON or protobuf bodies) on their own threads.
 ///
@@ -40,7 +39,8 @@ const SCOPE: &str = "mcp";
 ///
 /// The exporter speaks plain `http://` (a collector is normally local). Keep the value
 /// until the program ends: dropping it, or [`shutdown`](Self::shutdown), flushes what is
-/// pending.
+/// pending, which blocks for up to 5 s per signal; in async code, shut it down with
+/// `tokio::task::spawn_blocking` rather than dropping it on a runtime thread.
 ///
 /// ```
 /// use tracing_subscriber::layer::SubscriberExt;
@@ -141,18 +141,25 @@ impl Telemetry {
     ///
     /// # Errors
     ///
-    /// [`TelemetryErrorKind::Config`] when a variable is malformed (an unknown exporter,
-    /// an invalid endpoint URL).
+    /// [`TelemetryErrorKind::Config`] when a variable is malformed (an unknown exporter or
+    /// protocol, `grpc` included; an invalid endpoint URL).
     pub fn from_env(service_name: &str) -> Result<Telemetry, TelemetryError> {
         if std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true")) {
             return Ok(Telemetry { tracer: None, meter: None });
         }
+        for var in
+            ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"]
+        {
+            // The SDK would warn about another value and send JSON anyway.
+            if let Ok(value) = std::env::var(var)
+                && !matches!(value.trim().to_ascii_lowercase().as_str(), "" | "http/json" | "http/protobuf")
+            {
+                return Err(TelemetryError::config(format!("{var}: must be http/json or http/protobuf")));
+            }
+        }
         let export_traces = exporter_of("OTEL_TRACES_EXPORTER")?;
         let export_metrics = exporter_of("OTEL_METRICS_EXPORTER")?;
-        global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
-            Box::new(TraceContextPropagator::new()),
-            Box::new(BaggagePropagator::new()),
-        ]));
+        global::set_text_map_propagator(TraceContextPropagator::new());
         let mut resource = Resource::builder();
         let named_by_env = env_is_set("OTEL_SERVICE_NAME")
             || std::env::var("OTEL_RESOURCE_ATTRIBUTES").is_ok_and(|v| v.contains("service.name="));

@@ -1,18 +1,26 @@
-//! W3C trace context in `params._meta` (`traceparent`, `tracestate`, `baggage`), by the
-//! globally configured propagator ([`Telemetry::from_env`](super::Telemetry::from_env)
-//! installs W3C trace context and baggage).
+//! W3C trace context in `params._meta` (`traceparent`, `tracestate`), by the globally
+//! configured propagator ([`Telemetry::from_env`](super::Telemetry::from_env) installs W3C
+//! trace context; not baggage, which would carry a caller's entries into the server's own
+//! outgoing requests).
 
-use opentelemetry::propagation::{Extractor, Injector};
+#[cfg(feature = "server")]
+use opentelemetry::Context;
+use opentelemetry::global;
+#[cfg(feature = "server")]
+use opentelemetry::propagation::Extractor;
+#[cfg(feature = "client")]
+use opentelemetry::propagation::Injector;
 use opentelemetry::trace::TraceContextExt;
-use opentelemetry::{Context, global};
 use serde_json::Value;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::protocol::JsonObject;
 
 /// Reads a request's `_meta` (string values only).
+#[cfg(feature = "server")]
 struct MetaExtractor<'a>(&'a JsonObject);
 
+#[cfg(feature = "server")]
 impl Extractor for MetaExtractor<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).and_then(Value::as_str)
@@ -24,8 +32,10 @@ impl Extractor for MetaExtractor<'_> {
 }
 
 /// Writes into a request's `_meta`.
+#[cfg(feature = "client")]
 struct MetaInjector<'a>(&'a mut JsonObject);
 
+#[cfg(feature = "client")]
 impl Injector for MetaInjector<'_> {
     fn set(&mut self, key: &str, value: String) {
         // The trace-context propagator writes an empty `tracestate`; leave it out.
@@ -38,6 +48,7 @@ impl Injector for MetaInjector<'_> {
 /// Make the trace context in `params._meta`, when there is a valid one, the parent of
 /// `span` (before it starts). Whatever is malformed there is ignored: the span stays
 /// where it was.
+#[cfg(feature = "server")]
 pub(crate) fn adopt_parent(span: &tracing::Span, params: Option<&JsonObject>) {
     let Some(meta) = params.and_then(|p| p.get("_meta")).and_then(Value::as_object) else { return };
     if !meta.contains_key("traceparent") {
@@ -53,6 +64,7 @@ pub(crate) fn adopt_parent(span: &tracing::Span, params: Option<&JsonObject>) {
 
 /// Put `span`'s trace context into `params._meta`, so that the peer's span becomes its
 /// child.
+#[cfg(feature = "client")]
 pub(crate) fn inject(span: &tracing::Span, params: &mut JsonObject) {
     if span.is_disabled() {
         return;

@@ -7,7 +7,8 @@
 //! It sets up OpenTelemetry from the `OTEL_*` variables (as the example servers do), makes
 //! the call inside a root span `otel_call`, answering the provisioner's forms (`region`:
 //! eu-west-1, `size_gb`: 10, `ok`: yes), flushes its spans and metrics, and prints one
-//! JSON line: `{"ok", "rounds", "text", "trace_id"}` (`"why"` when it failed). It exits 1
+//! JSON line: `{"ok", "questions", "text", "trace_id"}` (`"why"` when it failed), where
+//! `questions` counts the forms it answered. It exits 1
 //! when the call failed.
 
 use std::sync::Arc;
