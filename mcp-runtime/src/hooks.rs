@@ -35,7 +35,10 @@
 //!
 //! **Panics.** A hook that panics does not take the server down: a panic in `before`
 //! refuses the request with `-32603` "Internal error", a panic in `after` is ignored (the
-//! client still gets its answer); either logs a WARN without the panic's message. A
+//! client still gets its answer); either logs a WARN without the panic's message. A panic
+//! below the hooks (in a handler, or in a layer's `call` itself or in its future) gets
+//! `after` with [`OutcomeKind::Error`] `-32603`, then goes on unwinding to the transport,
+//! which answers `-32603` "Internal error" as it does without hooks. A
 //! request whose future is dropped before it finishes (the client cancelled it, the
 //! connection closed, a shutdown's grace period ran out) gets `after` with
 //! [`OutcomeKind::Cancelled`].
@@ -62,7 +65,7 @@
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -100,6 +103,8 @@ pub struct RequestInfo<'a> {
     method: &'a str,
     target: Option<&'a str>,
     ctx: &'a RequestContext,
+    /// [`AuthInfo::principal`], computed the first time a hook asks, once per request.
+    principal: &'a OnceLock<Option<String>>,
 }
 
 impl<'a> RequestInfo<'a> {
@@ -117,14 +122,19 @@ impl<'a> RequestInfo<'a> {
         self.target
     }
 
-    /// The verified caller's subject (`sub`, [`AuthInfo::subject`]), as the transport's
+    /// The verified caller, as [`AuthInfo::principal`]: its client id, issuer and subject
+    /// together, the principal request state is sealed to by default. The transport's
     /// [`TokenVerifier`](crate::auth::TokenVerifier) (or a layer in front of the HTTP
-    /// endpoint) established it: never something the request itself claims. `None` when
-    /// the request is unauthenticated (stdio, in-process, HTTP without a verifier) or the
-    /// token has no subject (a client-credentials token: see [`auth`](Self::auth) for its
-    /// client id).
+    /// endpoint) established it: never something the request itself claims.
+    ///
+    /// Two callers differing in any of the three have different principals: the same
+    /// `sub` from two issuers, or two clients' client-credentials tokens (which have no
+    /// `sub`). `None` only when the request is unauthenticated (stdio, in-process, HTTP
+    /// without a verifier). It is an opaque key (today a JSON array): compare or hash it,
+    /// and read the parts from [`auth`](Self::auth). Computed once per request, the first
+    /// time a hook asks.
     pub fn principal(&self) -> Option<&'a str> {
-        self.ctx.auth().and_then(|auth| auth.subject.as_deref())
+        self.principal.get_or_init(|| self.ctx.auth().map(AuthInfo::principal)).as_deref()
     }
 
     /// Everything verified about the caller (client id, issuer, subject, scopes); `None`
@@ -182,6 +192,7 @@ pub enum OutcomeKind {
     /// ran and failed, and the model is told why.
     ToolError,
     /// An `InputRequiredResult`: the server asks the client for input before it answers.
+    #[non_exhaustive]
     InputRequired {
         /// The keys of the input requests, sorted.
         keys: Vec<String>,
@@ -190,7 +201,8 @@ pub enum OutcomeKind {
     /// work goes on after the request.
     Task,
     /// A JSON-RPC error, including one returned by a `before` hook, a limit, the sealing
-    /// layer or a handler timeout (`-32001`), and `-32603` for a panicking handler.
+    /// layer or a handler timeout (`-32001`), and `-32603` for a panicking handler or layer.
+    #[non_exhaustive]
     Error {
         /// The JSON-RPC error code.
         code: i32,
@@ -333,6 +345,7 @@ impl<H: Handler> Handler for Hooked<H> {
         let mut watch = Watch {
             chain: Arc::clone(&self.chain),
             ctx: request.ctx.clone(),
+            principal: OnceLock::new(),
             target: target_of(&request),
             method: request.method.clone(),
             started,
@@ -342,10 +355,17 @@ impl<H: Handler> Handler for Hooked<H> {
             watch.report(OutcomeKind::Error { code: error.code });
             return Box::pin(std::future::ready(Err(error)));
         }
-        let mut reply = self.inner.call(request);
+        // A panicking handler or layer still gets its `after` (as the -32603 the transport
+        // answers), then the panic goes on to the transport as before: whether it panics
+        // in `call` itself or in the future `call` returns.
+        let mut reply = match catch_unwind(AssertUnwindSafe(|| self.inner.call(request))) {
+            Ok(reply) => reply,
+            Err(panic) => {
+                watch.report(OutcomeKind::Error { code: crate::protocol::ErrorCode::INTERNAL_ERROR });
+                resume_unwind(panic)
+            }
+        };
         Box::pin(async move {
-            // A panicking handler still gets its `after` (as the -32603 the transport
-            // answers), then the panic goes on to the transport as before.
             let result = std::future::poll_fn(|cx| match catch_unwind(AssertUnwindSafe(|| reply.as_mut().poll(cx))) {
                 Ok(poll) => poll.map(Ok),
                 Err(panic) => Poll::Ready(Err(panic)),
@@ -370,6 +390,7 @@ impl<H: Handler> Handler for Hooked<H> {
 struct Watch {
     chain: Arc<HookChain>,
     ctx: RequestContext,
+    principal: OnceLock<Option<String>>,
     method: String,
     target: Option<String>,
     started: Instant,
@@ -378,7 +399,7 @@ struct Watch {
 
 impl Watch {
     fn info(&self) -> RequestInfo<'_> {
-        RequestInfo { method: &self.method, target: self.target.as_deref(), ctx: &self.ctx }
+        RequestInfo { method: &self.method, target: self.target.as_deref(), ctx: &self.ctx, principal: &self.principal }
     }
 
     fn report(&mut self, kind: OutcomeKind) {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp::Server;
-use mcp::handler::AuthInfo;
+use mcp::handler::{AuthInfo, BoxFuture, Handler, Layer, Reply, Request};
 use mcp::hooks::{OutcomeKind, RequestHooks, RequestInfo, RequestOutcome};
 use mcp::protocol::{CallToolOutcome, CallToolResult, ErrorCode, InputRequest, InputRequiredResult};
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ type Log = Arc<Mutex<Vec<Seen>>>;
 struct Recorder {
     name: &'static str,
     log: Log,
-    refuse: Option<&'static str>,
+    refuse: Option<String>,
 }
 
 impl Recorder {
@@ -55,7 +55,7 @@ impl Recorder {
 impl RequestHooks for Recorder {
     fn before(&self, request: &RequestInfo<'_>) -> Result<(), mcp::Error> {
         self.push("before", request, None);
-        match (self.refuse, request.principal()) {
+        match (&self.refuse, request.principal()) {
             (Some(refused), Some(principal)) if refused == principal => {
                 Err(mcp::Error::new(-32000, "Rate limit exceeded; try again later"))
             }
@@ -78,6 +78,19 @@ fn taken(log: &Log) -> Vec<Seen> {
 
 fn user(subject: &str) -> Option<Arc<AuthInfo>> {
     Some(Arc::new(AuthInfo { client_id: "app".into(), subject: Some(subject.into()), ..AuthInfo::default() }))
+}
+
+/// The principal hooks see for [`user`]`(subject)`.
+fn principal_of(subject: &str) -> Option<String> {
+    user(subject).map(|auth| auth.principal())
+}
+
+/// The JSON-RPC error code of an `after`, if its outcome is an error.
+fn error_code(seen: &Seen) -> Option<i32> {
+    match seen.kind {
+        Some(OutcomeKind::Error { code, .. }) => Some(code),
+        _ => None,
+    }
 }
 
 /// A low-level server whose `tools/call` answers as the tool name says, counting runs.
@@ -124,7 +137,7 @@ async fn outcome_of(server: &Server, log: &Log, name: &str) -> (Seen, Result<Val
     for s in [before, after] {
         assert_eq!(s.method, "tools/call");
         assert_eq!(s.target.as_deref(), Some(name));
-        assert_eq!(s.principal.as_deref(), Some("alice"));
+        assert_eq!(s.principal, principal_of("alice"));
         assert_eq!(s.request, "1 2026-07-28 legacy=false");
     }
     (after.clone(), answer)
@@ -144,11 +157,12 @@ async fn after_sees_each_kind_of_outcome() {
     assert_eq!(answer.expect("a tool error is a result")["isError"], true);
 
     let (seen, answer) = outcome_of(&server, &log, "asks").await;
-    assert_eq!(seen.kind, Some(OutcomeKind::InputRequired { keys: vec!["size".into(), "zone".into()] }));
+    let Some(OutcomeKind::InputRequired { keys, .. }) = &seen.kind else { panic!("input required: {seen:?}") };
+    assert_eq!(keys, &["size", "zone"]);
     assert_eq!(answer.expect("input required")["resultType"], "input_required");
 
     let (seen, answer) = outcome_of(&server, &log, "errs").await;
-    assert_eq!(seen.kind, Some(OutcomeKind::Error { code: -32042 }));
+    assert_eq!(error_code(&seen), Some(-32042));
     assert_eq!(answer.expect_err("an error").code, -32042);
     assert_eq!(runs.load(Ordering::SeqCst), 4);
 }
@@ -167,15 +181,16 @@ async fn after_sees_how_long_the_request_took() {
 #[tokio::test]
 async fn a_refusal_in_before_reaches_the_client_and_the_tool_does_not_run() {
     let (log, runs) = (log(), Arc::new(AtomicUsize::new(0)));
-    let server = server(Arc::clone(&runs), Recorder { name: "r", log: Arc::clone(&log), refuse: Some("mallory") });
+    let server =
+        server(Arc::clone(&runs), Recorder { name: "r", log: Arc::clone(&log), refuse: principal_of("mallory") });
     let refused = within("refused", dispatch_as(&server, "tools/call", call("deploy"), user("mallory"))).await;
     let error = refused.expect_err("refused by the hook");
     assert_eq!((error.code, error.message.as_str()), (-32000, "Rate limit exceeded; try again later"));
     assert_eq!(runs.load(Ordering::SeqCst), 0, "the handler must not run");
     let seen = taken(&log);
     assert_eq!(seen.iter().map(|s| s.stage).collect::<Vec<_>>(), ["before", "after"]);
-    assert_eq!(seen[1].kind, Some(OutcomeKind::Error { code: -32000 }));
-    assert_eq!(seen[1].principal.as_deref(), Some("mallory"));
+    assert_eq!(error_code(&seen[1]), Some(-32000));
+    assert_eq!(seen[1].principal, principal_of("mallory"));
 
     // Another principal is not refused.
     within("allowed", dispatch_as(&server, "tools/call", call("deploy"), user("alice"))).await.expect("allowed");
@@ -187,7 +202,7 @@ async fn several_hooks_run_in_order_and_every_after_sees_a_refusal() {
     let log = log();
     let server = Server::builder("hooked", "1.0.0")
         .on_call_tool(|_ctx, _params| async { Ok(CallToolOutcome::from(CallToolResult::text("done"))) })
-        .hooks(Recorder { name: "limit", log: Arc::clone(&log), refuse: Some("mallory") })
+        .hooks(Recorder { name: "limit", log: Arc::clone(&log), refuse: principal_of("mallory") })
         .hooks(Recorder { name: "audit", log: Arc::clone(&log), refuse: None })
         .build();
     within("allowed", dispatch_as(&server, "tools/call", call("deploy"), user("alice"))).await.expect("allowed");
@@ -198,7 +213,7 @@ async fn several_hooks_run_in_order_and_every_after_sees_a_refusal() {
     assert_eq!(refused.expect_err("refused").code, -32000);
     let seen = taken(&log);
     assert_eq!(order(seen.clone()), ["limit:before", "audit:after", "limit:after"]);
-    assert!(seen[1..].iter().all(|s| s.kind == Some(OutcomeKind::Error { code: -32000 })), "{seen:?}");
+    assert!(seen[1..].iter().all(|s| error_code(s) == Some(-32000)), "{seen:?}");
 }
 
 #[tokio::test]
@@ -246,7 +261,7 @@ async fn hooks_see_the_macro_items_lists_and_the_sealing_layers_refusals() {
     let seen = taken(&log);
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert_eq!(seen[1].target.as_deref(), Some("hello"));
-    assert_eq!(seen[1].kind, Some(OutcomeKind::Error { code: ErrorCode::INVALID_PARAMS }));
+    assert_eq!(error_code(&seen[1]), Some(ErrorCode::INVALID_PARAMS));
 }
 
 #[tokio::test]
@@ -269,7 +284,98 @@ async fn a_panicking_handler_is_reported_as_an_internal_error() {
     assert!(joined.is_err_and(|e| e.is_panic()), "the panic goes on to the transport");
     let seen = taken(&log);
     assert_eq!(seen.len(), 2, "{seen:?}");
-    assert_eq!(seen[1].kind, Some(OutcomeKind::Error { code: ErrorCode::INTERNAL_ERROR }));
+    assert_eq!(error_code(&seen[1]), Some(ErrorCode::INTERNAL_ERROR));
+}
+
+/// A layer whose `call` panics before it returns a future.
+struct PanicsInCall;
+
+impl<H: Handler> Layer<H> for PanicsInCall {
+    type Handler = PanickingCall;
+
+    fn layer(&self, _inner: H) -> PanickingCall {
+        PanickingCall
+    }
+}
+
+struct PanickingCall;
+
+impl Handler for PanickingCall {
+    fn call(&self, _request: Request) -> BoxFuture<Result<Reply, mcp::Error>> {
+        panic!("a buggy layer")
+    }
+}
+
+#[tokio::test]
+async fn a_layer_panicking_in_call_is_reported_as_an_internal_error() {
+    let (log, runs) = (log(), Arc::new(AtomicUsize::new(0)));
+    let server = Server::builder("hooked", "1.0.0")
+        .on_call_tool({
+            let runs = Arc::clone(&runs);
+            move |_ctx, _params| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                async { Ok(CallToolOutcome::from(CallToolResult::text("done"))) }
+            }
+        })
+        .layer(PanicsInCall)
+        .hooks(Recorder { name: "r", log: Arc::clone(&log), refuse: None })
+        .build();
+
+    // The panic goes on past the hooks, where a transport catches it.
+    let dispatched = tokio::spawn({
+        let server = server.clone();
+        async move { dispatch_as(&server, "tools/call", call("deploy"), None).await }
+    });
+    let joined = within("panicking layer", dispatched).await;
+    assert!(joined.is_err_and(|e| e.is_panic()), "the panic goes on to the transport");
+    let seen = taken(&log);
+    assert_eq!(seen.iter().map(|s| s.stage).collect::<Vec<_>>(), ["before", "after"]);
+    assert_eq!(error_code(&seen[1]), Some(ErrorCode::INTERNAL_ERROR));
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+
+    // Through a transport the client gets the -32603 `after` saw.
+    let client = mcp::client::in_process(&server);
+    let answer = within("in process", client.request("tools/call", call("deploy"))).await;
+    assert_eq!(answer.expect_err("the layer panicked").code, ErrorCode::INTERNAL_ERROR);
+    let seen = taken(&log);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(error_code(&seen[1]), Some(ErrorCode::INTERNAL_ERROR));
+}
+
+/// Records each request's principal.
+struct Principals(Arc<Mutex<Vec<Option<String>>>>);
+
+impl RequestHooks for Principals {
+    fn before(&self, request: &RequestInfo<'_>) -> Result<(), mcp::Error> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(request.principal().map(str::to_owned));
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_principal_is_client_issuer_and_subject_together() {
+    let principals = Arc::new(Mutex::new(Vec::new()));
+    let server = server(Arc::default(), Principals(Arc::clone(&principals)));
+    let from = |issuer: &str| AuthInfo {
+        client_id: "app".into(),
+        issuer: Some(issuer.into()),
+        subject: Some("alice".into()),
+        ..AuthInfo::default()
+    };
+    // A client-credentials token: a client id and no subject.
+    let service = AuthInfo { client_id: "nightly-backup".into(), ..AuthInfo::default() };
+    let callers = [Some(from("https://a.example")), Some(from("https://b.example")), Some(service), None];
+    for auth in &callers {
+        let answer = dispatch_as(&server, "tools/call", call("deploy"), auth.clone().map(Arc::new));
+        within("call", answer).await.expect("answered");
+    }
+    let seen = std::mem::take(&mut *principals.lock().unwrap_or_else(PoisonError::into_inner));
+    let expected: Vec<Option<String>> = callers.iter().map(|auth| auth.as_ref().map(AuthInfo::principal)).collect();
+    assert_eq!(seen, expected, "the principal is the one sealing binds to");
+    let [a, b, service, anonymous] = &seen[..] else { panic!("four requests: {seen:?}") };
+    assert_ne!(a, b, "the same subject from two issuers");
+    assert!(service.is_some(), "a client-credentials token has a principal");
+    assert_eq!(anonymous, &None);
 }
 
 /// Panics in `before` for tool calls, and always in `after`.
@@ -306,7 +412,7 @@ async fn a_panicking_hook_fails_only_its_request() {
     assert_eq!(refused.expect_err("before panicked").code, ErrorCode::INTERNAL_ERROR);
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     let seen = taken(&log);
-    assert_eq!(seen.last().and_then(|s| s.kind.clone()), Some(OutcomeKind::Error { code: ErrorCode::INTERNAL_ERROR }));
+    assert_eq!(seen.last().and_then(error_code), Some(ErrorCode::INTERNAL_ERROR));
 
     // `after` panics: the answer is unaffected and the other hook's `after` still runs.
     let list = within("list", dispatch_as(&server, "tools/list", json!({"_meta": meta(&json!({}))}), None)).await;
