@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn ids_uris_and_versions_are_bounded() {
         use crate::protocol::RequestId;
-        assert_eq!(id_text(&RequestId::Number(7)), "7");
+        assert_eq!(id_text(&RequestId::from(7)), "7");
         assert_eq!(id_text(&RequestId::String("req-7".into())), "req-7");
         assert_eq!(id_text(&RequestId::String("x".repeat(257))), OTHER);
         assert_eq!(id_text(&RequestId::String("a\nb".into())), OTHER);
