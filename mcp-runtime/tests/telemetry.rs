@@ -419,6 +419,15 @@ fn the_duration_histograms_count_every_round() {
         client.call_tool("deploy_metered", json!({"service": SERVICE})).await.expect("deploy");
         client.call_tool("no_such_tool_metered", json!({})).await.expect_err("unknown tool");
     });
+    // The client and the in-process connection it had ended with the runtime: each side's
+    // session duration is recorded (other tests' sessions may be in the same series).
+    for histogram in ["mcp.server.session.duration", "mcp.client.session.duration"] {
+        let sessions = points(histogram, ("network.transport", "pipe"));
+        let [(point, unit)] = sessions.as_slice() else { panic!("{histogram}: one pipe series: {sessions:#?}") };
+        assert_eq!(unit, "s", "{histogram}");
+        assert!(point.count() >= 1, "{histogram}");
+        assert_eq!(point_attr(point, "mcp.method.name"), None, "{histogram}: a session has no method");
+    }
     for histogram in ["mcp.server.operation.duration", "mcp.client.operation.duration"] {
         let rounds = points(histogram, ("gen_ai.tool.name", "deploy_metered"));
         let [(point, unit)] = rounds.as_slice() else { panic!("{histogram}: one point for the tool: {rounds:#?}") };

@@ -324,6 +324,7 @@ impl ClientBuilder {
             header_params: Mutex::new(None),
             progress_tokens: AtomicU64::new(1),
             meta_values,
+            opened: std::time::Instant::now(),
         };
         super::negotiate::negotiate(&mut inner, &self.mode).await?;
         Ok(Client { inner: Arc::new(inner) })
@@ -349,6 +350,18 @@ pub(crate) struct Inner {
     progress_tokens: AtomicU64,
     /// The capabilities and client info as `_meta` values, encoded once.
     meta_values: MetaValues,
+    /// When the client connected (its session duration, with `otel`).
+    opened: std::time::Instant,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let version = match &self.era {
+            LinkEra::Modern(v) | LinkEra::Legacy(v) => v.as_str(),
+        };
+        let transport = if self.link.is_http() { "tcp" } else { "pipe" };
+        super::spans::session_ended(self.opened.elapsed(), transport, version);
+    }
 }
 
 /// The `_meta` values every 2026-07-28 request carries, encoded once.

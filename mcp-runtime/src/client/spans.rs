@@ -146,3 +146,10 @@ pub(crate) fn call_span(method: &str, params: &JsonObject) -> tracing::Span {
         mcp.rounds = Empty,
     )
 }
+
+/// Record the client's session duration (with `otel`, once a meter is installed).
+#[cfg_attr(not(feature = "otel"), expect(unused_variables, reason = "nothing records without otel"))]
+pub(crate) fn session_ended(elapsed: std::time::Duration, transport: &'static str, version: &str) {
+    #[cfg(feature = "otel")]
+    crate::telemetry::otel::metrics::record_session(true, elapsed, transport, Some(version));
+}

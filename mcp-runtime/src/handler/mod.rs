@@ -59,6 +59,7 @@ pub(crate) use response::{Payload, busy, error_frame, payload_frame};
 pub(crate) use session::Hold;
 pub(crate) use session::LegacyState;
 pub use session::Session;
+pub(crate) use session::SessionEnd;
 pub(crate) use state::StateMap;
 pub use state::{State, StateNeeds};
 

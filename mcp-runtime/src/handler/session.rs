@@ -41,7 +41,12 @@ pub struct Session {
     holds: AtomicUsize,
     /// When the session was last looked up or stopped being used.
     last_active: Mutex<Instant>,
+    /// When a measured session opened, and what to tell when it ends ([`Session::measure`]).
+    on_end: Mutex<Option<(Instant, SessionEnd)>>,
 }
+
+/// Told a measured session's lifetime and its legacy protocol version when it ends.
+pub(crate) type SessionEnd = Box<dyn FnOnce(std::time::Duration, Option<&str>) + Send + Sync>;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -69,7 +74,14 @@ impl Session {
             subscriptions: Mutex::new(std::collections::HashSet::new()),
             holds: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
+            on_end: Mutex::new(None),
         }
+    }
+
+    /// Measure this session from now: `on_end` is told its lifetime when it ends (the
+    /// telemetry's session duration histogram).
+    pub(crate) fn measure(&self, on_end: SessionEnd) {
+        *lock(&self.on_end) = Some((Instant::now(), on_end));
     }
 
     pub(crate) fn legacy(&self) -> Option<LegacyState> {
@@ -272,5 +284,15 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         lock(&self.session.pending).remove(&self.id);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let measured = self.on_end.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some((opened, on_end)) = measured {
+            let legacy = self.legacy.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+            on_end(opened.elapsed(), legacy.as_ref().map(|l| l.version.as_str()));
+        }
     }
 }

@@ -185,6 +185,10 @@ where
         Ok::<(), std::io::Error>(())
     });
     let session = Arc::new(Session::new());
+    // A stream connection (stdio, in process) is one session, from the server's view.
+    if let Some(on_end) = crate::telemetry::server::session_end("pipe") {
+        session.measure(on_end);
+    }
     let mut tasks = JoinSet::new();
     let slots = Arc::new(Semaphore::new(config.max_in_flight));
     let listen_slots = Arc::new(Semaphore::new(config.max_listen_streams));

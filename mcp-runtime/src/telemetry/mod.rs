@@ -24,8 +24,11 @@
 //! With the `otel` feature, a W3C `traceparent` (and `tracestate`) in the request's
 //! `params._meta` becomes the parent of the server's span (so a caller's sampling
 //! decision holds, as with any W3C parent; `OTEL_TRACES_SAMPLER=always_on` ignores it), the client puts its own span's
-//! context there, and the operation durations are recorded as the conventions'
-//! histograms (`mcp.server.operation.duration`, `mcp.client.operation.duration`).
+//! context there, and durations are recorded as the conventions' histograms:
+//! `mcp.server.operation.duration` and `mcp.client.operation.duration` for each request,
+//! `mcp.server.session.duration` for a stream connection (stdio, in process) or a
+//! 2025-11-25 HTTP session (2026-07-28 requests over HTTP have no session), and
+//! `mcp.client.session.duration` for a client, from connecting to dropping it.
 //! `Telemetry::from_env` (feature `otel`) sets up the SDK and the OTLP exporter from the
 //! standard `OTEL_*` variables; when you set up the SDK yourself, `record_metrics_with`
 //! gives the histograms your meter.

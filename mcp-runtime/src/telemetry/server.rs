@@ -174,3 +174,17 @@ fn protocol_version(params: Option<&JsonObject>, session: &Session) -> Option<St
         None => session.legacy().map(|legacy| super::version_text(&legacy.version).to_owned()),
     }
 }
+
+/// What a measured session tells when it ends, recording `mcp.server.session.duration`
+/// (over `transport`: `pipe` or `tcp`); `None` when no meter records it.
+#[cfg_attr(not(feature = "otel"), expect(unused_variables, reason = "nothing records without otel"))]
+pub(crate) fn session_end(transport: &'static str) -> Option<crate::handler::SessionEnd> {
+    #[cfg(feature = "otel")]
+    if super::otel::metrics::enabled() {
+        return Some(Box::new(move |elapsed, version| {
+            let version = version.map(super::version_text);
+            super::otel::metrics::record_session(false, elapsed, transport, version);
+        }));
+    }
+    None
+}

@@ -72,6 +72,10 @@ impl Sessions {
         self.rng.fill(&mut bytes).ok()?;
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let session = Arc::new(Session::new());
+        // A 2025-11-25 session over HTTP (2026-07-28 requests have none).
+        if let Some(on_end) = crate::telemetry::server::session_end("tcp") {
+            session.measure(on_end);
+        }
         let mut ended = Vec::new();
         let created = {
             let mut map = lock(&self.map);

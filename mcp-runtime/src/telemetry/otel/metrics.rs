@@ -16,6 +16,8 @@ const BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0
 struct Instruments {
     server: Histogram<f64>,
     client: Histogram<f64>,
+    server_session: Histogram<f64>,
+    client_session: Histogram<f64>,
 }
 
 static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
@@ -28,6 +30,8 @@ pub(crate) fn install(meter: &Meter) {
     let _ = INSTRUMENTS.get_or_init(|| Instruments {
         server: histogram("mcp.server.operation.duration", "The duration of an MCP request or notification as served"),
         client: histogram("mcp.client.operation.duration", "The duration of an MCP request or notification as sent"),
+        server_session: histogram("mcp.server.session.duration", "The duration of an MCP session as served"),
+        client_session: histogram("mcp.client.session.duration", "The duration of an MCP session as the client saw it"),
     });
 }
 
@@ -106,4 +110,19 @@ impl Operation {
         let histogram = if self.client { &instruments.client } else { &instruments.server };
         histogram.record(elapsed.as_secs_f64(), &self.attributes);
     }
+}
+
+/// Record a session's lifetime: the client's view or the server's, over `transport`
+/// (`pipe` or `tcp`), under `version` when known.
+pub(crate) fn record_session(client: bool, elapsed: Duration, transport: &'static str, version: Option<&str>) {
+    let Some(instruments) = INSTRUMENTS.get() else { return };
+    let mut attributes = vec![KeyValue::new("network.transport", transport)];
+    if transport == "tcp" {
+        attributes.push(KeyValue::new("network.protocol.name", "http"));
+    }
+    if let Some(version) = version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version.to_owned()));
+    }
+    let histogram = if client { &instruments.client_session } else { &instruments.server_session };
+    histogram.record(elapsed.as_secs_f64(), &attributes);
 }
