@@ -7,19 +7,13 @@ use mcp::Server;
 
 /// Serve `server` as the command line says; returns the process exit code.
 pub async fn run(server: Server) -> std::process::ExitCode {
-    let telemetry = crate::init_telemetry(&program_name());
-    let code = mcp::cli::run(server).await;
-    crate::shutdown_telemetry(telemetry).await;
-    code
+    crate::with_telemetry(&program_name(), mcp::cli::run(server)).await
 }
 
 /// Like [`run`], serving `http` with `config` (a token verifier, protected resource
 /// metadata) under the command line's http options.
 pub async fn run_with_config(server: Server, config: mcp::serve::http::HttpConfig) -> std::process::ExitCode {
-    let telemetry = crate::init_telemetry(&program_name());
-    let code = mcp::cli::run_with_config(server, config).await;
-    crate::shutdown_telemetry(telemetry).await;
-    code
+    crate::with_telemetry(&program_name(), mcp::cli::run_with_config(server, config)).await
 }
 
 /// The service name: the program's file name (`provisioner`, `everything`, ...).

@@ -133,6 +133,18 @@ pub fn init_telemetry(service: &str) -> Option<mcp::telemetry::Telemetry> {
     Some(telemetry)
 }
 
+/// Run a program's `main` with logs and, with [`OTEL_ENDPOINT_VAR`] set, OpenTelemetry
+/// ([`init_telemetry`]) around it, flushed when it ends: what every example binary does.
+pub async fn with_telemetry(
+    service: &str,
+    main: impl std::future::Future<Output = std::process::ExitCode>,
+) -> std::process::ExitCode {
+    let telemetry = init_telemetry(service);
+    let code = main.await;
+    shutdown_telemetry(telemetry).await;
+    code
+}
+
 /// Flush and stop what [`init_telemetry`] set up (it blocks for the export, so it runs
 /// off the async runtime's threads).
 pub async fn shutdown_telemetry(telemetry: Option<mcp::telemetry::Telemetry>) {

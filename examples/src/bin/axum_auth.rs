@@ -11,7 +11,11 @@ use mcp_examples::axum_auth::{Tokens, app, server};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    mcp_examples::init_logging();
+    // Logs, and OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    mcp_examples::with_telemetry("axum_auth", run_main()).await
+}
+
+async fn run_main() -> std::process::ExitCode {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:3940".to_owned());
     let Ok(addr) = arg.parse::<SocketAddr>() else {
         eprintln!("usage: axum_auth [HOST:PORT] (default 127.0.0.1:3940; got {arg:?})");

@@ -529,7 +529,11 @@ fn parse_args() -> Result<(PathBuf, PathBuf), String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    mcp_examples::init_logging();
+    // Logs, and OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    mcp_examples::with_telemetry("client_interop", run_main()).await
+}
+
+async fn run_main() -> ExitCode {
     let (python, server) = match parse_args() {
         Ok(paths) => paths,
         Err(message) => {

@@ -244,7 +244,11 @@ async fn run(scenario: &str, url: &str, modern: bool) -> Result<(), ClientError>
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    mcp_examples::init_logging();
+    // Logs, and OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    mcp_examples::with_telemetry("conformance-client", run_main()).await
+}
+
+async fn run_main() -> std::process::ExitCode {
     let Some(url) = std::env::args().skip(1).last() else {
         eprintln!("usage: conformance-client URL (with MCP_CONFORMANCE_SCENARIO set)");
         return std::process::ExitCode::from(2);

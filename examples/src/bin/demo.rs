@@ -293,7 +293,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    mcp_examples::init_logging();
+    // Logs, and OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    mcp_examples::with_telemetry("demo", run_main()).await
+}
+
+async fn run_main() -> std::process::ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
         Err(message) => {
