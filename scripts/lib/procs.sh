@@ -36,7 +36,10 @@ free_port() {
   # Names of their own, so that the caller's VAR (say `port`) is not shadowed.
   local free_port_try free_port_n
   for free_port_n in $(seq 1 200); do
-    free_port_try=$((20000 + RANDOM % 40000))
+    # Below Linux's ephemeral range (32768 and up by default), where the load's own client
+    # connections take their local ports: a port free now could be taken by one of them
+    # before the server binds it.
+    free_port_try=$((20000 + RANDOM % 12000))
     if [[ $taken_ports != *" $free_port_try "* ]] && ! listening "$free_port_try"; then
       taken_ports+="$free_port_try "
       printf -v "$1" '%s' "$free_port_try"
