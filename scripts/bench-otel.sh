@@ -61,8 +61,8 @@ die() {
 # their median), printed and written into $out.
 report() {
   [ -s "$results" ] && [ -s "$meta" ] || die "no results in $bench_dir: run scripts/bench-otel.sh first"
-  python3 - "$results" "$meta" "$root/$out" <<'EOF'
-import json, statistics, sys
+  BENCH_SCRIPTS="$root/scripts" python3 - "$results" "$meta" "$root/$out" <<'EOF'
+import json, os, statistics, sys
 
 results, meta_path, out = sys.argv[1:]
 meta = json.load(open(meta_path))
@@ -127,18 +127,9 @@ for config in ("off", "none", "export"):
 table = "\n".join(lines)
 print(table)
 
-start, end = "<!-- otel-bench:start -->", "<!-- otel-bench:end -->"
-block = f"{start}\n{table}\n{end}"
-try:
-    text = open(out).read()
-except FileNotFoundError:
-    text = ""
-if start in text and end in text:
-    head, rest = text.split(start, 1)
-    text = head + block + rest.split(end, 1)[1]
-else:
-    text = text.rstrip("\n") + "\n\n## The cost of OpenTelemetry\n\n" + block + "\n"
-open(out, "w").write(text)
+sys.path.insert(0, os.environ["BENCH_SCRIPTS"])
+from bench_report import write_section  # noqa: E402
+write_section(out, "otel-bench", "The cost of OpenTelemetry", table)
 EOF
   echo "bench-otel: wrote $out (raw results in $results)"
 }

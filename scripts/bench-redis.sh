@@ -133,9 +133,9 @@ echo "== $run_count runs in $((SECONDS - started)) s"
 read -r load_after _ </proc/loadavg
 
 # The table (median over rounds; ratios per round, then their median), into $out.
-python3 - "$results" "$root/$out" "$redis_version" "$duration" "$rounds" "$concurrency" "$load_before" "$load_after" \
+BENCH_SCRIPTS="$root/scripts" python3 - "$results" "$root/$out" "$redis_version" "$duration" "$rounds" "$concurrency" "$load_before" "$load_after" \
   "$(nproc)" <<'EOF'
-import json, statistics, sys
+import json, os, statistics, sys
 
 results, out, version, duration, rounds, concurrency, load_before, load_after, cores = sys.argv[1:]
 runs = [json.loads(line) for line in open(results) if line.strip()]
@@ -171,17 +171,8 @@ lines = [
 table = "\n".join(lines)
 print(table)
 
-start, end = "<!-- redis-bench:start -->", "<!-- redis-bench:end -->"
-block = f"{start}\n{table}\n{end}"
-try:
-    text = open(out).read()
-except FileNotFoundError:
-    text = ""
-if start in text and end in text:
-    head, rest = text.split(start, 1)
-    text = head + block + rest.split(end, 1)[1]
-else:
-    text = text.rstrip("\n") + "\n\n## Single-use state on Redis\n\n" + block + "\n"
-open(out, "w").write(text)
+sys.path.insert(0, os.environ["BENCH_SCRIPTS"])
+from bench_report import write_section  # noqa: E402
+write_section(out, "redis-bench", "Single-use state on Redis", table)
 EOF
 echo "bench-redis: wrote $out (raw results in $results)"

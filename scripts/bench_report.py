@@ -12,7 +12,8 @@
 BENCH_DIR is target/bench; results.jsonl has one line per run (round, server, loadgen's JSON
 line).
 """
-import argparse, json, os, platform, re, statistics, subprocess, sys, time
+import argparse
+import sys, json, os, platform, re, statistics, subprocess, sys, time
 
 # The repository root: this file is scripts/bench_report.py.
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -393,6 +394,24 @@ def print_run(line, server):
         f("server_peak_rss_kb", 7), r.get("errors")))
 
 
+def write_section(out_path, name, heading, block):
+    """Put `block` into OUT_PATH between `<!-- NAME:start -->` and `<!-- NAME:end -->`,
+    replacing what was there, or under `## HEADING` at the end the first time."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    marked = f"{start}\n{block.rstrip()}\n{end}"
+    try:
+        text = open(out_path).read()
+    except FileNotFoundError:
+        text = ""
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + marked + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + f"\n\n## {heading}\n\n" + marked + "\n"
+    with open(out_path, "w") as f:
+        f.write(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description="The report side of scripts/bench.sh.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -407,6 +426,10 @@ def main():
     p = sub.add_parser("report", help="write the Markdown report")
     p.add_argument("bench_dir")
     p.add_argument("out")
+    p = sub.add_parser("section", help="write standard input into OUT between NAME's markers")
+    p.add_argument("out")
+    p.add_argument("name", help="the markers' name, e.g. otel-bench")
+    p.add_argument("heading", help="the section's heading, when it is new")
     args = parser.parse_args()
     if args.command == "meta":
         write_meta(args.bench_dir, args.settings)
@@ -414,6 +437,8 @@ def main():
         finish_meta(args.bench_dir)
     elif args.command == "run-line":
         print_run(args.result, args.server)
+    elif args.command == "section":
+        write_section(args.out, args.name, args.heading, sys.stdin.read())
     else:
         report(args.bench_dir, args.out)
 
