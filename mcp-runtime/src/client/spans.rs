@@ -30,11 +30,10 @@ impl RequestSpan {
         transport: &'static str,
     ) -> Self {
         let started = Instant::now();
-        let target = target_of(method, Some(params)).map(str::to_owned);
         let span = tracing::info_span!(
             target: TARGET,
             "mcp.client",
-            otel.name = span_name(method, target.as_deref()).as_str(),
+            otel.name = Empty,
             otel.kind = "client",
             otel.status_description = Empty,
             mcp.method.name = method,
@@ -52,7 +51,15 @@ impl RequestSpan {
             mcp.result = Empty,
             mcp.input_required.keys = Empty,
         );
+        #[cfg(feature = "otel")]
+        let metrics_on = crate::telemetry::otel::metrics::enabled();
+        #[cfg(not(feature = "otel"))]
+        let metrics_on = false;
+        // The target is copied out (`params` is written below) only when something records it.
+        let target =
+            if metrics_on || !span.is_disabled() { target_of(method, Some(params)).map(str::to_owned) } else { None };
         if !span.is_disabled() {
+            span.record("otel.name", span_name(method, target.as_deref()).as_str());
             if method == methods::TOOLS_CALL {
                 span.record("gen_ai.tool.name", target.as_deref());
                 span.record("gen_ai.operation.name", "execute_tool");
@@ -74,7 +81,7 @@ impl RequestSpan {
         }
         RequestSpan {
             #[cfg(feature = "otel")]
-            metric: crate::telemetry::otel::metrics::enabled().then(|| {
+            metric: metrics_on.then(|| {
                 crate::telemetry::otel::metrics::Operation::client(method, target.as_deref(), version, transport)
             }),
             span,
