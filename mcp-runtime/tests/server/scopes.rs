@@ -14,15 +14,22 @@ use serde_json::{Value, json};
 
 use crate::support::{dispatch_as, meta};
 
-static WRITES: AtomicUsize = AtomicUsize::new(0);
+/// The rows written, by every test of this file (they run at once: count your own row).
+static WRITES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 static ASKED: AtomicUsize = AtomicUsize::new(0);
 static CONFIRMED: AtomicUsize = AtomicUsize::new(0);
 
 /// Writes to the database.
 #[mcp::tool(scopes = ["db:write"])]
 fn write_row(row: String) -> String {
-    WRITES.fetch_add(1, Ordering::SeqCst);
-    format!("wrote {row}")
+    let reply = format!("wrote {row}");
+    WRITES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(row);
+    reply
+}
+
+/// How many times `row` was written.
+fn writes_of(row: &str) -> usize {
+    WRITES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().filter(|r| *r == row).count()
 }
 
 /// Needs two scopes at once.
@@ -121,16 +128,17 @@ fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
 #[tokio::test]
 async fn a_tool_runs_only_for_a_caller_holding_its_scopes() {
     let server = server(false);
+    // A row no other test writes: the tests of this file run at once.
     let call = json!({"name": "write_row", "arguments": {"row": "r1"}});
-    let before = WRITES.load(Ordering::SeqCst);
+    let before = writes_of("r1");
 
     let refused = send(&server, "tools/call", call.clone(), Some(caller(&["db:read"]))).await;
     assert_insufficient(refused, &["db:write"]);
-    assert_eq!(WRITES.load(Ordering::SeqCst), before, "the handler must not run");
+    assert_eq!(writes_of("r1"), before, "the handler must not run");
 
     let result = send(&server, "tools/call", call, Some(caller(&["db:read", "db:write"]))).await.expect("allowed");
     assert_eq!(result["content"][0]["text"], "wrote r1");
-    assert_eq!(WRITES.load(Ordering::SeqCst), before + 1);
+    assert_eq!(writes_of("r1"), before + 1);
 }
 
 #[tokio::test]
