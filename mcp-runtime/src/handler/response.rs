@@ -12,6 +12,23 @@ use crate::protocol::{Error, ErrorCode, JsonRpcErrorResponse, JsonRpcResultRespo
 pub(crate) enum Payload {
     Value(Value),
     Encoded(Arc<str>),
+    /// A result encoded once, for this request only, and what telemetry records about it.
+    Result {
+        json: String,
+        shape: ResultShape,
+    },
+}
+
+/// What kind of result a [`Payload::Result`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ResultShape {
+    /// A final result; `tool_error` when it is a tool result with `isError: true`.
+    Complete { tool_error: bool },
+    /// An `InputRequiredResult`, with its request keys (sorted, comma-separated) when a
+    /// span records them.
+    InputRequired { keys: Option<String> },
+    /// A `CreateTaskResult`.
+    Task,
 }
 
 /// The error for a request refused because too many are in flight.
@@ -28,17 +45,21 @@ pub(crate) fn busy() -> Error {
 pub(crate) fn payload_frame(id: RequestId, payload: Payload) -> String {
     match payload {
         Payload::Value(value) => result_frame(id, value),
-        Payload::Encoded(text) => {
-            let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".to_owned());
-            let mut frame = String::with_capacity(text.len() + id.len() + 32);
-            frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
-            frame.push_str(&id);
-            frame.push_str(r#","result":"#);
-            frame.push_str(&text);
-            frame.push('}');
-            frame
-        }
+        Payload::Encoded(text) => encoded_frame(&id, &text),
+        Payload::Result { json, .. } => encoded_frame(&id, &json),
     }
+}
+
+/// The response line around a result already encoded.
+fn encoded_frame(id: &RequestId, result: &str) -> String {
+    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned());
+    let mut frame = String::with_capacity(result.len() + id.len() + 32);
+    frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    frame.push_str(&id);
+    frame.push_str(r#","result":"#);
+    frame.push_str(result);
+    frame.push('}');
+    frame
 }
 
 pub(crate) fn result_frame(id: RequestId, result: serde_json::Value) -> String {

@@ -91,13 +91,40 @@ impl Progress {
 /// The digest that pins an answer to its question: 22 base64url characters of the
 /// SHA-256 of the method and the compact JSON of the rendered parameters.
 pub fn question_digest(request: &InputRequest) -> String {
-    let params = request.params_value().ok().flatten().unwrap_or(Value::Null);
-    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
-    ctx.update(request.method().as_bytes());
-    ctx.update(b"\n");
-    ctx.update(&serde_json::to_vec(&params).unwrap_or_default());
-    let digest = ctx.finish();
+    let mut digest = DigestWriter(ring::digest::Context::new(&ring::digest::SHA256));
+    digest.0.update(request.method().as_bytes());
+    digest.0.update(b"\n");
+    // Written straight into the hash: the same bytes as encoding the params as a tree
+    // first (struct fields in declaration order, as `Value` keeps them), without the tree.
+    let written = match request {
+        InputRequest::Elicit(p) => serde_json::to_writer(&mut digest, p),
+        InputRequest::Sample(p) => serde_json::to_writer(&mut digest, p),
+        InputRequest::ListRoots(Some(p)) => serde_json::to_writer(&mut digest, p),
+        InputRequest::ListRoots(None) => serde_json::to_writer(&mut digest, &Value::Null),
+    };
+    if written.is_err() {
+        // As the tree did: params that cannot be encoded count as `null`.
+        let mut fallback = ring::digest::Context::new(&ring::digest::SHA256);
+        fallback.update(request.method().as_bytes());
+        fallback.update(b"\nnull");
+        digest.0 = fallback;
+    }
+    let digest = digest.0.finish();
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
+}
+
+/// Feeds what is written to a SHA-256.
+struct DigestWriter(ring::digest::Context);
+
+impl std::io::Write for DigestWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -118,6 +145,38 @@ mod tests {
         assert_eq!(q, question_digest(&ask("Region?")));
         assert_ne!(q, question_digest(&ask("Region? ")));
         assert_ne!(question_digest(&InputRequest::ListRoots(None)), q);
+    }
+
+    /// The digest hashes the params as written straight from the struct; tokens sealed
+    /// before that change hashed them through a `Value` tree. Both must agree, or state
+    /// sealed by an older build would stop matching its question.
+    #[test]
+    fn digest_matches_the_tree_encoding() {
+        let schema: ElicitationSchema = serde_json::from_value(json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "title": "Region", "enum": ["eu", "us"]}, "n": {"type": "integer", "minimum": 1}},
+            "required": ["region"]
+        }))
+        .unwrap();
+        let sample: crate::protocol::CreateMessageParams = serde_json::from_value(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Name it ü \"x\""}}],
+            "maxTokens": 50, "temperature": 0.25
+        }))
+        .unwrap();
+        let requests = [
+            InputRequest::Elicit(ElicitRequestParams::form("Region? 1.5e3 \u{1F600}", schema)),
+            InputRequest::Sample(sample),
+            InputRequest::ListRoots(None),
+        ];
+        for request in &requests {
+            let params = request.params_value().unwrap().unwrap_or(Value::Null);
+            let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+            ctx.update(request.method().as_bytes());
+            ctx.update(b"\n");
+            ctx.update(&serde_json::to_vec(&params).unwrap());
+            let tree = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&ctx.finish().as_ref()[..16]);
+            assert_eq!(question_digest(request), tree, "{}", request.method());
+        }
     }
 
     #[test]

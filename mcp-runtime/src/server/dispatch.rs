@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use super::Server;
-use super::results::{finish_legacy, finish_modern};
+use super::results::{finish_legacy, finish_modern, finish_modern_value};
 use super::routes::{Route, parse};
 use crate::Error;
 use crate::handler::{
@@ -48,6 +48,7 @@ impl Server {
         match self.dispatch(session, request, notifications, auth).await? {
             Payload::Value(value) => Ok(value),
             Payload::Encoded(text) => serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string())),
+            Payload::Result { json, .. } => serde_json::from_str(&json).map_err(|e| Error::internal(e.to_string())),
         }
     }
 
@@ -176,7 +177,7 @@ impl Server {
             return Ok(Payload::Encoded(text));
         }
         let reply = server.stack.call(Request::new(ctx.clone(), method, params)).await?;
-        finish_modern(server, reply, ctx.client_capabilities()).map(Payload::Value)
+        finish_modern(server, reply, ctx.client_capabilities())
     }
 
     /// A list served by the macro items, finished and encoded once (no cursor: the item
@@ -207,7 +208,7 @@ impl Server {
                     // Only 2025-11-25 sessions share the cached list; older ones are trimmed.
                     finish_legacy(reply, method, Revision::V2025_11_25)?
                 } else {
-                    finish_modern(server, reply, &crate::protocol::ClientCapabilities::default())?
+                    finish_modern_value(server, reply, &crate::protocol::ClientCapabilities::default())?
                 };
                 serde_json::to_string(&value).map_err(|e| Error::internal(e.to_string()))
             })

@@ -65,6 +65,9 @@ pub struct Server {
 
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
+    /// `"_meta":{"io.modelcontextprotocol/serverInfo":…}`, encoded once: every
+    /// 2026-07-28 result ends with it.
+    pub(crate) server_info_meta: String,
     pub(crate) instructions: Option<String>,
     pub(crate) ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
@@ -769,6 +772,7 @@ impl ServerBuilder {
         }
         Server {
             inner: Arc::new(ServerInner {
+                server_info_meta: results::server_info_meta(&self.info),
                 info: self.info,
                 instructions: self.instructions,
                 ttl_ms: self.ttl_ms,

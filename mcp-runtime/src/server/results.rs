@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::ServerInner;
 use crate::Error;
-use crate::handler::Reply;
+use crate::handler::{Payload, Reply, ResultShape};
 use crate::protocol::{
-    ClientCapabilities, ElicitationCapability, InputRequiredResult, JsonObject, ResultType, Revision,
+    ClientCapabilities, ElicitationCapability, Implementation, InputRequiredResult, JsonObject, ResultType, Revision,
     SamplingCapability, declares_tasks, downgrade_result, keys, missing_capability,
 };
 
@@ -22,8 +22,92 @@ fn add_server_info(server: &ServerInner, result: &mut JsonObject) {
     }
 }
 
-/// Finish a result for a 2026-07-28 request.
+/// `"_meta":{"io.modelcontextprotocol/serverInfo":…}` for `info`, encoded once when the
+/// server is built.
+pub(super) fn server_info_meta(info: &Implementation) -> String {
+    let info = serde_json::to_string(info).unwrap_or_else(|_| "{}".to_owned());
+    format!(r#""_meta":{{"{}":{info}}}"#, keys::SERVER_INFO)
+}
+
+/// `object`, the compact JSON of an object, with `fields` (`"key":value` pairs, already
+/// encoded) added before its closing brace.
+fn append_fields(mut object: String, fields: &[&str]) -> Result<String, Error> {
+    if !(object.starts_with('{') && object.ends_with('}')) {
+        return Err(Error::internal("Handler returned an invalid result"));
+    }
+    object.pop();
+    for field in fields {
+        if object.len() > 1 {
+            object.push(',');
+        }
+        object.push_str(field);
+    }
+    object.push('}');
+    Ok(object)
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| {
+        tracing::warn!(error = %e, "could not encode a result");
+        Error::internal("Handler returned an invalid result")
+    })
+}
+
+/// What the span records about a finished result, so that telemetry need not parse it.
+pub(crate) fn shape_of(reply: &Reply) -> ResultShape {
+    match reply {
+        Reply::Complete { result, .. } => {
+            ResultShape::Complete { tool_error: result.get("isError").and_then(Value::as_bool) == Some(true) }
+        }
+        Reply::InputRequired(ir) => ResultShape::InputRequired {
+            // Only a span that records them needs the keys.
+            keys: (!tracing::Span::current().is_disabled()).then(|| {
+                let mut keys: Vec<&str> = ir.input_requests.iter().flat_map(|r| r.keys()).map(String::as_str).collect();
+                keys.sort_unstable();
+                keys.join(",")
+            }),
+        },
+        Reply::Task(_) => ResultShape::Task,
+    }
+}
+
+/// Finish a result for a 2026-07-28 request, encoded: `resultType`, cache hints and
+/// `serverInfo` are written after the handler's fields rather than inserted into a tree.
+/// A result that already carries one of them (a hand-built object) goes the slow way,
+/// through [`finish_modern_value`], which keeps the handler's values.
 pub(crate) fn finish_modern(
+    server: &ServerInner,
+    reply: Reply,
+    capabilities: &ClientCapabilities,
+) -> Result<Payload, Error> {
+    let shape = shape_of(&reply);
+    let json = match &reply {
+        Reply::Complete { result, cacheable: false }
+            if !result.contains_key("resultType") && !result.contains_key("_meta") =>
+        {
+            append_fields(encode(result)?, &[r#""resultType":"complete""#, &server.server_info_meta])?
+        }
+        Reply::InputRequired(ir) if ir.meta.is_none() && ir.result_type == ResultType::InputRequired => {
+            check_well_formed(ir)?;
+            check_capabilities(ir, capabilities)?;
+            // The struct writes its own `resultType` (always `input_required`).
+            append_fields(encode(ir)?, &[&server.server_info_meta])?
+        }
+        _ => encode(&finish_modern_value(server, reply, capabilities)?)?,
+    };
+    Ok(Payload::Result { json, shape })
+}
+
+fn check_well_formed(ir: &InputRequiredResult) -> Result<(), Error> {
+    if ir.is_well_formed() {
+        return Ok(());
+    }
+    tracing::warn!("handler returned an InputRequiredResult with neither inputRequests nor requestState");
+    Err(Error::internal("Handler returned an invalid result"))
+}
+
+/// Finish a result for a 2026-07-28 request, as a tree.
+pub(crate) fn finish_modern_value(
     server: &ServerInner,
     reply: Reply,
     capabilities: &ClientCapabilities,
@@ -40,10 +124,7 @@ pub(crate) fn finish_modern(
             result
         }
         Reply::InputRequired(ir) => {
-            if !ir.is_well_formed() {
-                tracing::warn!("handler returned an InputRequiredResult with neither inputRequests nor requestState");
-                return Err(Error::internal("Handler returned an invalid result"));
-            }
+            check_well_formed(&ir)?;
             check_capabilities(&ir, capabilities)?;
             let mut result = Reply::object_of(&ir)?;
             result.insert("resultType".into(), Value::String(ResultType::InputRequired.as_str().into()));

@@ -6,7 +6,7 @@ use tracing::field::{Empty, display};
 
 use super::{TARGET, input_request_keys, is_input_required, is_tool_error, server_code_is_error, span_name, target_of};
 use crate::Error;
-use crate::handler::{Payload, Session};
+use crate::handler::{Payload, ResultShape, Session};
 use crate::protocol::{JsonObject, JsonRpcRequest, keys, methods};
 
 /// What a transport tells about where a request came from, for its span.
@@ -136,8 +136,20 @@ impl ServerSpan {
                     }
                 }
             }
-            // Lists encoded ahead (cached): a complete result.
-            Ok(Payload::Encoded(_)) => {
+            Ok(Payload::Result { shape: ResultShape::InputRequired { keys }, .. }) => {
+                self.span.record("mcp.result", "input_required");
+                if let Some(keys) = keys {
+                    self.span.record("mcp.input_required.keys", keys.as_str());
+                }
+            }
+            Ok(Payload::Result { shape: ResultShape::Complete { tool_error }, .. }) => {
+                self.span.record("mcp.result", "complete");
+                if *tool_error {
+                    error_type = Some("tool_error".into());
+                }
+            }
+            // Lists encoded ahead (cached), and tasks: complete results.
+            Ok(Payload::Encoded(_) | Payload::Result { shape: ResultShape::Task, .. }) => {
                 self.span.record("mcp.result", "complete");
             }
             Err(error) => {
