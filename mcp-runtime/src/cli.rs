@@ -70,12 +70,16 @@ pub struct HttpArgs {
     /// `--tls-cert FILE --tls-key FILE`: the PEM certificate chain and private key to
     /// serve `https://` with (the `tls` feature); see `HttpConfig::tls`.
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// `--workers N`: serve connections on N threads of their own, each with a
+    /// single-threaded runtime (see `serve::http::Serve::workers`); `0` serves them on
+    /// the program's runtime.
+    pub workers: usize,
 }
 
 impl HttpArgs {
     /// `addr` with no options.
     pub fn new(addr: SocketAddr) -> Self {
-        HttpArgs { addr, allowed_hosts: Vec::new(), public_unauthenticated: false, tls: None }
+        HttpArgs { addr, allowed_hosts: Vec::new(), public_unauthenticated: false, tls: None, workers: 0 }
     }
 
     /// The transport's configuration these options ask for.
@@ -111,6 +115,16 @@ impl HttpArgs {
                     _ => return Err(UsageError("--allow-host needs a host name: --allow-host NAME".to_owned())),
                 },
                 "--public-unauthenticated" => args.public_unauthenticated = true,
+                "--workers" => {
+                    args.workers = match options.next().map(|n| n.parse::<usize>()) {
+                        Some(Ok(n)) if n <= MAX_WORKERS => n,
+                        _ => {
+                            return Err(UsageError(format!(
+                                "--workers needs a number of threads from 0 to {MAX_WORKERS}: --workers N"
+                            )));
+                        }
+                    }
+                }
                 "--tls-cert" => tls_cert = Some(file_value(options.next(), "--tls-cert")?),
                 "--tls-key" => tls_key = Some(file_value(options.next(), "--tls-key")?),
                 other => return Err(UsageError(format!("unknown http option {other:?}"))),
@@ -166,6 +180,9 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// The most `--workers` threads the command line accepts.
+pub const MAX_WORKERS: usize = 1024;
+
 /// The usage text for the program `program`.
 pub fn usage(program: &str) -> String {
     format!(
@@ -178,7 +195,9 @@ pub fn usage(program: &str) -> String {
          \n                             loopback names localhost, 127.0.0.1 and [::1])\
          \n  --public-unauthenticated   serve a non-loopback address without allowed hosts or authentication\
          \n  --tls-cert FILE --tls-key FILE\
-         \n                             serve https:// with this PEM certificate chain and private key\n"
+         \n                             serve https:// with this PEM certificate chain and private key\
+         \n  --workers N                serve connections on N threads, each with a single-threaded runtime\
+         \n                             (0: on the program's runtime, the default)\n"
     )
 }
 
@@ -292,6 +311,7 @@ where
                 tracing::info!(%addr, "serving Streamable HTTP at {scheme}://{addr}/mcp");
                 crate::serve::http(listener, server)
                     .config(config)
+                    .workers(args.workers)
                     .grace_period(SHUTDOWN_GRACE)
                     .with_graceful_shutdown(terminated())
                     .await
@@ -368,6 +388,22 @@ mod tests {
         assert_eq!(message(&["serve"]), "unknown mode \"serve\"");
         assert_eq!(message(&["stdio", "x"]), "unexpected arguments after \"stdio\"");
         assert!(usage("notes").starts_with("usage: notes [stdio | http HOST:PORT [OPTIONS] | describe]"));
+    }
+
+    #[test]
+    fn workers_take_a_bounded_count() {
+        let workers = |args: &[&str]| match Command::parse(args) {
+            Ok(Command::Http(args)) => Ok(args.workers),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(workers(&["http", "127.0.0.1:80"]), Ok(0));
+        assert_eq!(workers(&["http", "127.0.0.1:80", "--workers", "2"]), Ok(2));
+        let refused = Err("--workers needs a number of threads from 0 to 1024: --workers N".to_owned());
+        for bad in [&["--workers"][..], &["--workers", "two"], &["--workers", "-1"], &["--workers", "1025"]] {
+            let args: Vec<&str> = ["http", "127.0.0.1:80"].iter().chain(bad).copied().collect();
+            assert_eq!(workers(&args), refused, "{bad:?}");
+        }
     }
 
     #[test]

@@ -30,12 +30,17 @@ pub struct Serve<S = std::future::Pending<()>> {
     server: Server,
     config: HttpConfig,
     grace: Duration,
+    workers: usize,
     shutdown: S,
 }
 
 impl<S> std::fmt::Debug for Serve<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Serve").field("config", &self.config).field("grace", &self.grace).finish_non_exhaustive()
+        f.debug_struct("Serve")
+            .field("config", &self.config)
+            .field("grace", &self.grace)
+            .field("workers", &self.workers)
+            .finish_non_exhaustive()
     }
 }
 
@@ -46,6 +51,7 @@ impl Serve {
             server,
             config: HttpConfig::default(),
             grace: crate::serve::DEFAULT_GRACE,
+            workers: 0,
             shutdown: std::future::pending(),
         }
     }
@@ -64,13 +70,42 @@ impl<S> Serve<S> {
         self
     }
 
+    /// Serve connections on `count` threads of their own, each running a single-threaded
+    /// runtime, instead of on the runtime that awaits this future (`0`, the default).
+    ///
+    /// Each accepted connection stays on one of these threads (round robin) for its life,
+    /// with the tasks its requests spawn: requests never hop between threads, and no idle
+    /// thread is woken to steal work. For a server that mostly answers short requests,
+    /// one thread per core usually serves more requests per CPU second than a
+    /// multi-threaded runtime; a handler that blocks its thread stalls every connection
+    /// on it, though, so keep handlers non-blocking (or use `spawn_blocking`).
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp::Server) -> std::io::Result<()> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3931").await?;
+    /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// mcp::serve::http(listener, server).workers(cores).await
+    /// # }
+    /// ```
+    pub fn workers(mut self, count: usize) -> Self {
+        self.workers = count;
+        self
+    }
+
     /// Stop accepting when `signal` completes, then finish in-flight requests within the
     /// grace period.
     pub fn with_graceful_shutdown<F>(self, signal: F) -> Serve<F>
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        Serve { listener: self.listener, server: self.server, config: self.config, grace: self.grace, shutdown: signal }
+        Serve {
+            listener: self.listener,
+            server: self.server,
+            config: self.config,
+            grace: self.grace,
+            workers: self.workers,
+            shutdown: signal,
+        }
     }
 }
 
@@ -90,13 +125,14 @@ where
         let tls = self.config.tls.as_ref().map(|tls| TlsServing::new(tls, &self.config));
         let slots = ConnectionSlots::new(self.config.max_connections);
         let service = exposed.map(|()| McpHttpService::new(self.server, self.config));
-        let (listener, shutdown, grace) = (self.listener, self.shutdown, self.grace);
+        let (listener, shutdown, grace, workers) = (self.listener, self.shutdown, self.grace, self.workers);
         Box::pin(async move {
             let service = service?;
+            let workers = if workers == 0 { None } else { Some(super::workers::Workers::start(workers)?) };
             #[cfg(feature = "tls")]
-            let connections = Connections { service, http1, slots, tls };
+            let connections = Connections { service, http1, slots, tls, workers };
             #[cfg(not(feature = "tls"))]
-            let connections = Connections { service, http1, slots };
+            let connections = Connections { service, http1, slots, workers };
             run(listener, connections, shutdown, grace).await
         })
     }
@@ -108,6 +144,8 @@ struct Connections {
     /// hyper's HTTP/1 settings, with its timer on (the header-read timeout needs it).
     http1: hyper::server::conn::http1::Builder,
     slots: ConnectionSlots,
+    /// The threads connections are served on, when not on the caller's runtime.
+    workers: Option<super::workers::Workers>,
     /// TLS in front of HTTP, when configured.
     #[cfg(feature = "tls")]
     tls: Option<TlsServing>,
@@ -288,6 +326,32 @@ async fn serve_h2(
     }
 }
 
+/// What one accepted connection is served with.
+struct ServeOne {
+    /// Held while the connection lives.
+    slot: tokio::sync::OwnedSemaphorePermit,
+    service: PeerService,
+    http1: hyper::server::conn::http1::Builder,
+    #[cfg(feature = "tls")]
+    tls: Option<TlsServing>,
+    stop: tokio::sync::watch::Receiver<bool>,
+    peer: SocketAddr,
+}
+
+impl ServeOne {
+    /// Serve the connection until it ends (or shutdown finishes it).
+    async fn run(self, stream: tokio::net::TcpStream) {
+        let ServeOne { slot, service, http1, stop, peer, .. } = self;
+        let _slot = slot;
+        #[cfg(feature = "tls")]
+        if let Some(tls) = self.tls {
+            serve_tls(stream, service, &http1, &tls, stop).await;
+            return;
+        }
+        drive!(http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service), stop, peer);
+    }
+}
+
 /// Accept connections and serve them until `shutdown`, then drain within `grace`.
 async fn run(
     listener: TcpListener,
@@ -326,15 +390,36 @@ async fn run(
         #[cfg(feature = "tls")]
         let tls = serving.tls.clone();
         let stop = stop_rx.clone();
-        connections.spawn(async move {
-            let _slot = slot;
+        let served = ServeOne {
+            slot,
+            service,
+            http1,
             #[cfg(feature = "tls")]
-            if let Some(tls) = tls {
-                serve_tls(stream, service, &http1, &tls, stop).await;
-                return;
+            tls,
+            stop,
+            peer,
+        };
+        match &serving.workers {
+            None => {
+                connections.spawn(served.run(stream));
             }
-            drive!(http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service), stop, peer);
-        });
+            // The stream is registered with this runtime's reactor: move it to the
+            // worker's, so that its readiness wakes the worker and nothing else.
+            Some(workers) => match stream.into_std() {
+                Ok(stream) => {
+                    connections.spawn_on(
+                        async move {
+                            match tokio::net::TcpStream::from_std(stream) {
+                                Ok(stream) => served.run(stream).await,
+                                Err(e) => tracing::debug!(error = %e, "could not move a connection to its worker"),
+                            }
+                        },
+                        workers.next(),
+                    );
+                }
+                Err(e) => tracing::debug!(error = %e, "could not move a connection to its worker"),
+            },
+        }
     }
     drop(listener);
     let in_flight = connections.len();

@@ -35,6 +35,7 @@ mod security;
 mod sessions;
 mod stream;
 mod stream_limits;
+mod workers;
 
 use std::collections::HashMap;
 use std::convert::Infallible;

@@ -93,3 +93,47 @@ async fn a_panicking_handler_is_500_minus_32603_for_that_request_only() {
     let reply = in_flight.await.unwrap_or_else(|e| panic!("join: {e}"));
     assert_eq!(reply.json()["result"]["content"][0]["text"], "slept 300 ms", "{}", reply.body);
 }
+
+/// `Serve::workers`: connections served on threads of their own, each with a
+/// single-threaded runtime. Requests on several connections are answered, progress
+/// streams, a client going away cancels its handler there, and shutdown drains them.
+#[tokio::test]
+async fn connections_served_on_worker_threads() {
+    let (server, probe) = test_server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(
+        mcp::serve::http(listener, server)
+            .workers(2)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..6 {
+        calls.spawn(async move {
+            let message = call(json!(i), "echo", json!({"text": format!("hi {i}")}));
+            let reply = post(addr, &call_headers("echo"), &message).await;
+            assert_eq!(assert_tool_text(&reply, &json!(i)), format!("hi {i}"));
+        });
+    }
+    while let Some(done) = calls.join_next().await {
+        done.expect("a call");
+    }
+
+    let message = with_progress_token(call(json!(10), "slow", json!({"ms": 5_000})), "slow-10");
+    let mut stream = http::open(addr, "POST", PATH, &call_headers("slow"), message.to_string()).await;
+    let first = stream.next_message().await.expect("the first progress notification");
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    drop(stream);
+    wait_until("the handler future is dropped", Duration::from_secs(2), || probe.dropped() == 1).await;
+
+    let reply = post(addr, &call_headers("slow"), &call(json!(11), "slow", json!({"ms": 20}))).await;
+    assert_eq!(assert_tool_text(&reply, &json!(11)), "slept 20 ms");
+    let _ = stop.send(());
+    let ended = tokio::time::timeout(Duration::from_secs(10), serving).await.expect("shutdown finishes");
+    ended.expect("the serving task").expect("served without an I/O error");
+}
