@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# Benchmarks our servers against two peers with one neutral load generator (`loadgen`) and
+# Benchmarks our servers against three peers with one neutral load generator (`loadgen`) and
 # writes BENCHMARKS.md at the repository root.
 #
-#   ours    our `echo` server (bench/servers; plain calls) and `provisioner` example (MRTR calls)
-#   rmcp    bench/peers/rmcp-echo: rmcp (the official Rust SDK) 3.11 from crates.io
-#   python  bench/peers/python: the official Python SDK, mcp==2.3.0 (in .tools/pyvenv)
+#   ours        our `echo` server (bench/servers; plain calls) and `provisioner` example (MRTR calls)
+#   rmcp        bench/peers/rmcp-echo: rmcp (the official Rust SDK) 3.11 from crates.io
+#   python      bench/peers/python: the official Python SDK, mcp==2.3.0 (in .tools/pyvenv)
+#   typescript  bench/peers/typescript: the official TypeScript SDK's v2 line,
+#               @modelcontextprotocol/server 2.4.0 (+ @modelcontextprotocol/node), on Node 22;
+#               `npm ci` installs both from its package-lock.json into its node_modules. v2,
+#               not the v1 `@modelcontextprotocol/sdk` package (1.32): v1 speaks 2025-11-25
+#               only, v2 is the line the SDK calls stable and serves both eras.
 #
 # Configurations: every combination of transport (stdio, http) × era (legacy = 2025-11-25
 # with `initialize`, modern = 2026-07-28 per-request) × concurrency (1, 16) for plain
 # `tools/call echo {"text":"hello"}`, then MRTR (`provision {"name":"orders"}` answering one
-# `{region}` elicitation) at concurrency 16. All three servers speak both eras, so every row
-# compares like with like. Each configuration runs in rounds; a round is one run of each
-# server back to back (ours, rmcp, python), so slow drift of the machine hits every server
-# alike, and the our/peer ratios are taken within each round before their median is taken.
+# `{region}` elicitation) at concurrency 16. All four servers speak both eras, so every row
+# compares like with like (a peer's failed runs leave it out of a row: "–" in the report).
+# Each configuration runs in rounds; a round is one run of each server back to back (ours,
+# rmcp, python, typescript), so slow drift of the machine hits every server alike, and the
+# our/peer ratios are taken within each round before their median is taken.
 # An HTTP server is started fresh for every run on a free loopback port (and its pid handed
 # to loadgen for CPU and peak RSS); a stdio server is spawned by loadgen itself.
 #
@@ -29,7 +35,8 @@
 #   BENCH_TRANSPORTS="stdio http"
 #   BENCH_ERAS="legacy modern"  eras of the plain runs
 #   BENCH_CONCURRENCY="1 16"    concurrencies of the plain runs
-#   BENCH_PEERS="rmcp python"   peers measured beside ours
+#   BENCH_PEERS="rmcp python typescript"
+#                               peers measured beside ours
 #   BENCH_MRTR_ERAS="modern"    eras of the MRTR runs ("" for none; "legacy modern" adds the
 #                               2025-11-25 back-channel elicitation flow)
 #   BENCH_MRTR_CONCURRENCY=16
@@ -37,8 +44,9 @@
 #
 # Results: target/bench/results.jsonl (one line per run: round, server, loadgen's JSON line),
 # target/bench/meta.json (machine, versions, settings), per-run logs in target/bench/logs/.
-# With the defaults: 8 plain + 2 MRTR configurations × 3 rounds × 3 servers = 90 runs of
-# about 7.7 s: about 12 minutes after the builds (694 s measured on 2 cores).
+# With the defaults: 8 plain + 2 MRTR configurations × 3 rounds × 4 servers = 120 runs of
+# about 7.7 s: about 16 minutes after the builds (694 s measured on 2 cores with the first
+# three servers).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +58,7 @@ rounds=${BENCH_ROUNDS:-3}
 transports=${BENCH_TRANSPORTS:-stdio http}
 eras=${BENCH_ERAS:-legacy modern}
 concurrencies=${BENCH_CONCURRENCY:-1 16}
-peers=${BENCH_PEERS:-rmcp python}
+peers=${BENCH_PEERS:-rmcp python typescript}
 mrtr_eras=${BENCH_MRTR_ERAS-modern}
 mrtr_concurrency=${BENCH_MRTR_CONCURRENCY:-16}
 out=${BENCH_OUT:-BENCHMARKS.md}
@@ -63,6 +71,10 @@ logs="$bench_dir/logs"
 venv="$root/.tools/pyvenv"
 rmcp_manifest="$root/bench/peers/rmcp-echo/Cargo.toml"
 rmcp_bin="${CARGO_TARGET_DIR:-$root/bench/peers/rmcp-echo/target}/release/rmcp-echo"
+ts_dir="$root/bench/peers/typescript"
+# The Node 22 binary the `node` npm package installs (a real executable, not a wrapper, so
+# the pid loadgen measures is the server's own).
+ts_node="$ts_dir/node_modules/.bin/node"
 
 # The report step (stdlib Python): `bench_report.py meta` records the machine and versions
 # before the runs, `bench_report.py report` turns results.jsonl + meta.json into Markdown.
@@ -79,7 +91,8 @@ elif [[ $# -gt 0 ]]; then
 fi
 
 for peer in $peers; do
-  [[ "$peer" == rmcp || "$peer" == python ]] || { echo "bench: BENCH_PEERS: unknown peer $peer (rmcp, python)" >&2; exit 2; }
+  [[ "$peer" == rmcp || "$peer" == python || "$peer" == typescript ]] ||
+    { echo "bench: BENCH_PEERS: unknown peer $peer (rmcp, python, typescript)" >&2; exit 2; }
 done
 
 # ---- builds -------------------------------------------------------------------------------
@@ -94,6 +107,20 @@ loadgen="$target_dir/release/loadgen"
 # shellcheck source=scripts/lib/pyvenv.sh
 . "$root/scripts/lib/pyvenv.sh"
 ensure_pyvenv "$root" bench
+
+# The TypeScript peer: Node 22 (the `node` npm package, whatever node is on PATH: the
+# machines this runs on have had Node 20) and the SDK, both pinned in its package-lock.json.
+# Reinstalled with `npm ci` when the Node or SDK version on disk is not the pinned one.
+if [[ " $peers " == *" typescript "* ]]; then
+  read -r ts_want_node ts_want_sdk < <(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+print(p["devDependencies"]["node"], p["dependencies"]["@modelcontextprotocol/server"])' "$ts_dir/package.json")
+  if [[ "$("$ts_node" --version 2>/dev/null)" != "v$ts_want_node" ]] ||
+    ! grep -q "\"version\": \"$ts_want_sdk\"" "$ts_dir/node_modules/@modelcontextprotocol/server/package.json" 2>/dev/null; then
+    echo "== installing Node $ts_want_node and @modelcontextprotocol/server $ts_want_sdk into $ts_dir/node_modules"
+    (cd "$ts_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
 
 # ---- runs ---------------------------------------------------------------------------------
 
@@ -130,6 +157,8 @@ server_command() {
     rmcp/*) cmd=("$rmcp_bin") ;;
     python/plain) cmd=("$py" "$root/bench/peers/python/echo_server.py") ;;
     python/mrtr) cmd=("$py" "$root/bench/peers/python/provision_server.py") ;;
+    typescript/plain) cmd=("$ts_node" "$ts_dir/echo_server.mjs") ;;
+    typescript/mrtr) cmd=("$ts_node" "$ts_dir/provision_server.mjs") ;;
     *) echo "bench: unknown server $1" >&2; exit 2 ;;
   esac
 }
@@ -187,7 +216,7 @@ run_one() {
     local last
     last=$(tail -n 1 "$log" 2>/dev/null | tr -d '"\\' | cut -c1-200)
     printf '{%s,"result":null,"error":"%s: %s"}\n' "$head" "$error" "$last" >>"$results"
-    printf '   %-6s FAILED (%s; see %s)\n' "$server" "$error" "$log"
+    printf '   %-10s FAILED (%s; see %s)\n' "$server" "$error" "$log"
   else
     printf '{%s,"result":%s}\n' "$head" "$line" >>"$results"
     python3 "$report_py" run-line "$line" "$server" || true
