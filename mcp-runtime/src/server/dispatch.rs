@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tracing::Instrument;
@@ -361,7 +362,7 @@ impl ModernMeta {
             return Err(Error::unsupported_protocol_version(&version));
         }
         let capabilities = match meta.get(keys::CLIENT_CAPABILITIES) {
-            Some(caps) => serde_json::from_value(caps.clone()).map_err(|e| {
+            Some(caps) => Deserialize::deserialize(caps).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_CAPABILITIES))
             })?,
             None => {
@@ -372,20 +373,20 @@ impl ModernMeta {
             }
         };
         let client_info = match meta.get(keys::CLIENT_INFO) {
-            Some(info) => Some(serde_json::from_value(info.clone()).map_err(|e| {
+            Some(info) => Some(Deserialize::deserialize(info).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_INFO))
             })?),
             None => None,
         };
         let log_level =
             match meta.get(keys::LOG_LEVEL) {
-                Some(level) => Some(serde_json::from_value(level.clone()).map_err(|e| {
+                Some(level) => Some(Deserialize::deserialize(level).map_err(|e| {
                     Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::LOG_LEVEL))
                 })?),
                 None => None,
             };
         let progress_token = match meta.get(keys::PROGRESS_TOKEN) {
-            Some(token) => Some(serde_json::from_value(token.clone()).map_err(|_| {
+            Some(token) => Some(Deserialize::deserialize(token).map_err(|_| {
                 Error::invalid_params("Invalid params: _meta.progressToken must be a string or a number")
             })?),
             None => None,
