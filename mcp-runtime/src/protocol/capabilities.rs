@@ -7,7 +7,10 @@ use serde::{Deserialize, Serialize};
 use super::JsonObject;
 
 /// What a client supports. In 2026-07-28 it is sent on every request in `_meta`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Read by hand rather than with `#[serde(flatten)]` (which buffers the whole object
+/// before reading a field): it arrives with every 2026-07-28 request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities.
@@ -28,6 +31,49 @@ pub struct ClientCapabilities {
     /// Fields from other protocol revisions (for example 2025-11-25 `tasks`), kept as sent.
     #[serde(flatten)]
     pub other: JsonObject,
+}
+
+impl<'de> Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ClientCapabilitiesVisitor)
+    }
+}
+
+struct ClientCapabilitiesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ClientCapabilitiesVisitor {
+    type Value = ClientCapabilities;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a client capabilities object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ClientCapabilities, A::Error> {
+        use serde::de::Error as _;
+        const FIELDS: [&str; 5] = ["experimental", "roots", "sampling", "elicitation", "extensions"];
+        let mut caps = ClientCapabilities::default();
+        let mut seen = [false; 5];
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let Some(index) = FIELDS.iter().position(|field| *field == key) else {
+                let value: serde_json::Value = map.next_value()?;
+                if caps.other.insert(key.into_owned(), value).is_some() {
+                    return Err(A::Error::custom("duplicate key in client capabilities"));
+                }
+                continue;
+            };
+            if std::mem::replace(&mut seen[index], true) {
+                return Err(A::Error::duplicate_field(FIELDS[index]));
+            }
+            match index {
+                0 => caps.experimental = map.next_value()?,
+                1 => caps.roots = map.next_value()?,
+                2 => caps.sampling = map.next_value()?,
+                3 => caps.elicitation = map.next_value()?,
+                _ => caps.extensions = map.next_value()?,
+            }
+        }
+        Ok(caps)
+    }
 }
 
 /// The `roots` client capability.
@@ -167,4 +213,43 @@ pub(crate) fn missing_capability(
         }
     };
     Some((label, required))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn client_capabilities_read_every_field_and_keep_the_rest() {
+        let sent = json!({
+            "experimental": {"x": {"a": 1}},
+            "roots": {"listChanged": true},
+            "sampling": {"tools": {}},
+            "elicitation": {"form": {}, "url": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "tasks": {"requests": {"tools": {"call": {}}}}
+        });
+        let caps: ClientCapabilities = serde_json::from_value(sent.clone()).unwrap();
+        assert_eq!(caps.roots.as_ref().and_then(|r| r.list_changed), Some(true));
+        assert!(caps.sampling.as_ref().is_some_and(|s| s.tools.is_some()));
+        assert!(caps.elicitation.as_ref().is_some_and(|e| e.supports_url() && e.supports_form()));
+        assert!(caps.extensions.as_ref().is_some_and(|e| e.contains_key("io.modelcontextprotocol/tasks")));
+        assert_eq!(caps.experimental.as_ref().map(BTreeMap::len), Some(1));
+        assert_eq!(caps.other.keys().collect::<Vec<_>>(), ["tasks"]);
+        assert_eq!(serde_json::to_value(&caps).unwrap(), sent);
+        assert_eq!(serde_json::from_str::<ClientCapabilities>(&sent.to_string()).unwrap(), caps);
+        assert_eq!(serde_json::from_value::<ClientCapabilities>(json!({})).unwrap(), ClientCapabilities::default());
+    }
+
+    #[test]
+    fn client_capabilities_refuse_what_the_derive_refused() {
+        let read = |v: serde_json::Value| serde_json::from_value::<ClientCapabilities>(v);
+        assert!(read(json!({"elicitation": "form"})).is_err());
+        assert!(read(json!({"roots": {"listChanged": "yes"}})).is_err());
+        assert!(read(json!([])).is_err());
+        assert!(read(json!(null)).is_err());
+        assert!(serde_json::from_str::<ClientCapabilities>(r#"{"roots":{},"roots":{}}"#).is_err());
+        assert_eq!(read(json!({"sampling": null})).unwrap(), ClientCapabilities::default());
+    }
 }
