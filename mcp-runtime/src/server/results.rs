@@ -82,10 +82,15 @@ pub(crate) fn finish_modern(
 ) -> Result<Payload, Error> {
     let shape = shape_of(&reply);
     let json = match &reply {
-        Reply::Complete { result, cacheable: false }
-            if !result.contains_key("resultType") && !result.contains_key("_meta") =>
-        {
-            append_fields(encode(result)?, &[r#""resultType":"complete""#, &server.server_info_meta])?
+        Reply::Complete { result, cacheable: false } if !result.contains_key("_meta") => {
+            match result.get("resultType") {
+                None => append_fields(encode(result)?, &[r#""resultType":"complete""#, &server.server_info_meta])?,
+                // Typed results (`CallToolResult`) write it themselves.
+                Some(Value::String(kind)) if kind == ResultType::Complete.as_str() => {
+                    append_fields(encode(result)?, &[&server.server_info_meta])?
+                }
+                Some(_) => encode(&finish_modern_value(server, reply, capabilities)?)?,
+            }
         }
         Reply::InputRequired(ir) if ir.meta.is_none() && ir.result_type == ResultType::InputRequired => {
             check_well_formed(ir)?;
@@ -193,4 +198,72 @@ fn check_capabilities(ir: &InputRequiredResult, caps: &ClientCapabilities) -> Re
         format!("Server requires the {} capability for this request", missing.join(", ")),
         &required,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::{CallToolResult, ElicitRequestParams, ElicitationSchema, InputRequest};
+
+    fn object(value: Value) -> JsonObject {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    /// The encoded fast path writes what the tree path builds, for every shape of reply.
+    #[test]
+    fn encoded_results_equal_the_tree_path() {
+        let server = crate::Server::builder("results-test", "1.2.3").build();
+        let inner = server.inner();
+        let form = ElicitRequestParams::form("Region?", ElicitationSchema::default());
+        let mut caps = ClientCapabilities::default();
+        caps.elicitation = Some(ElicitationCapability::default());
+        let typed = object(serde_json::to_value(CallToolResult::text("hi")).unwrap());
+        assert!(typed.contains_key("resultType"), "the typed result writes its own resultType");
+        let replies = [
+            Reply::complete(typed),
+            Reply::complete(object(json!({"content": []}))),
+            Reply::complete(JsonObject::new()),
+            Reply::complete(object(json!({"resultType": "other", "x": 1}))),
+            Reply::complete(object(json!({"_meta": {"k": "v"}, "x": 1}))),
+            Reply::complete(object(json!({"_meta": "odd"}))),
+            Reply::Complete { result: object(json!({"tools": []})), cacheable: true },
+            Reply::InputRequired(InputRequiredResult {
+                input_requests: Some([("region".to_owned(), InputRequest::Elicit(form))].into_iter().collect()),
+                request_state: Some("sealed".into()),
+                ..Default::default()
+            }),
+        ];
+        for reply in replies {
+            let tree = finish_modern_value(inner, reply.clone(), &caps).unwrap();
+            let Payload::Result { json, .. } = finish_modern(inner, reply.clone(), &caps).unwrap() else {
+                panic!("finish_modern encodes its result");
+            };
+            let encoded: Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(encoded, tree, "{reply:?}");
+            if encoded["_meta"] != json!("odd") {
+                assert_eq!(encoded["_meta"][keys::SERVER_INFO]["name"], json!("results-test"), "{json}");
+            }
+        }
+    }
+
+    #[test]
+    fn encoded_results_keep_the_checks() {
+        let server = crate::Server::builder("results-test", "1").build();
+        let form = ElicitRequestParams::form("Region?", ElicitationSchema::default());
+        let ir = InputRequiredResult {
+            input_requests: Some([("region".to_owned(), InputRequest::Elicit(form))].into_iter().collect()),
+            ..Default::default()
+        };
+        // The client declared no elicitation: refused, as on the tree path.
+        let refused = finish_modern(server.inner(), Reply::InputRequired(ir), &ClientCapabilities::default());
+        assert!(refused.is_err());
+        let empty =
+            finish_modern(server.inner(), Reply::InputRequired(InputRequiredResult::default()), &Default::default());
+        assert!(empty.is_err(), "neither inputRequests nor requestState");
+    }
 }
