@@ -230,16 +230,19 @@ mod tests {
             "extensions": {"io.modelcontextprotocol/tasks": {}},
             "tasks": {"requests": {"tools": {"call": {}}}}
         });
-        let caps: ClientCapabilities = serde_json::from_value(sent.clone()).unwrap();
+        let caps: ClientCapabilities = serde_json::from_value(sent.clone()).expect("test value");
         assert_eq!(caps.roots.as_ref().and_then(|r| r.list_changed), Some(true));
         assert!(caps.sampling.as_ref().is_some_and(|s| s.tools.is_some()));
         assert!(caps.elicitation.as_ref().is_some_and(|e| e.supports_url() && e.supports_form()));
         assert!(caps.extensions.as_ref().is_some_and(|e| e.contains_key("io.modelcontextprotocol/tasks")));
         assert_eq!(caps.experimental.as_ref().map(BTreeMap::len), Some(1));
         assert_eq!(caps.other.keys().collect::<Vec<_>>(), ["tasks"]);
-        assert_eq!(serde_json::to_value(&caps).unwrap(), sent);
-        assert_eq!(serde_json::from_str::<ClientCapabilities>(&sent.to_string()).unwrap(), caps);
-        assert_eq!(serde_json::from_value::<ClientCapabilities>(json!({})).unwrap(), ClientCapabilities::default());
+        assert_eq!(serde_json::to_value(&caps).expect("test value"), sent);
+        assert_eq!(serde_json::from_str::<ClientCapabilities>(&sent.to_string()).expect("test value"), caps);
+        assert_eq!(
+            serde_json::from_value::<ClientCapabilities>(json!({})).expect("test value"),
+            ClientCapabilities::default()
+        );
     }
 
     #[test]
@@ -250,6 +253,6 @@ mod tests {
         assert!(read(json!([])).is_err());
         assert!(read(json!(null)).is_err());
         assert!(serde_json::from_str::<ClientCapabilities>(r#"{"roots":{},"roots":{}}"#).is_err());
-        assert_eq!(read(json!({"sampling": null})).unwrap(), ClientCapabilities::default());
+        assert_eq!(read(json!({"sampling": null})).expect("test value"), ClientCapabilities::default());
     }
 }

@@ -148,7 +148,7 @@ mod tests {
             "traceparent": "00-abc-def-01",
             "vendor/x": {"nested": [1, 2]}
         });
-        let meta: RequestMeta = serde_json::from_value(sent.clone()).unwrap();
+        let meta: RequestMeta = serde_json::from_value(sent.clone()).expect("test value");
         assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
         assert!(meta.client_capabilities.as_ref().and_then(|c| c.elicitation.as_ref()).is_some());
         assert_eq!(meta.client_info.as_ref().map(|i| i.name.as_str()), Some("c"));
@@ -157,14 +157,14 @@ mod tests {
         assert_eq!(meta.other.len(), 2);
         assert_eq!(meta.other["vendor/x"], json!({"nested": [1, 2]}));
         // Written back, it is what was sent; read from text, it is the same.
-        assert_eq!(serde_json::to_value(&meta).unwrap(), sent);
-        assert_eq!(serde_json::from_str::<RequestMeta>(&sent.to_string()).unwrap(), meta);
+        assert_eq!(serde_json::to_value(&meta).expect("test value"), sent);
+        assert_eq!(serde_json::from_str::<RequestMeta>(&sent.to_string()).expect("test value"), meta);
     }
 
     #[test]
     fn request_meta_refuses_what_the_derive_refused() {
         let read = |v: serde_json::Value| serde_json::from_value::<RequestMeta>(v);
-        assert_eq!(read(json!({keys::PROTOCOL_VERSION: null})).unwrap(), RequestMeta::default());
+        assert_eq!(read(json!({keys::PROTOCOL_VERSION: null})).expect("test value"), RequestMeta::default());
         assert!(read(json!({keys::PROTOCOL_VERSION: 5})).is_err());
         assert!(read(json!({keys::LOG_LEVEL: "loud"})).is_err());
         assert!(read(json!({keys::CLIENT_CAPABILITIES: []})).is_err());

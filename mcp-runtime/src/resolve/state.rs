@@ -157,23 +157,23 @@ mod tests {
             "properties": {"region": {"type": "string", "title": "Region", "enum": ["eu", "us"]}, "n": {"type": "integer", "minimum": 1}},
             "required": ["region"]
         }))
-        .unwrap();
+        .expect("test value");
         let sample: crate::protocol::CreateMessageParams = serde_json::from_value(json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": "Name it ü \"x\""}}],
             "maxTokens": 50, "temperature": 0.25
         }))
-        .unwrap();
+        .expect("test value");
         let requests = [
             InputRequest::Elicit(ElicitRequestParams::form("Region? 1.5e3 \u{1F600}", schema)),
             InputRequest::Sample(sample),
             InputRequest::ListRoots(None),
         ];
         for request in &requests {
-            let params = request.params_value().unwrap().unwrap_or(Value::Null);
+            let params = request.params_value().expect("test value").unwrap_or(Value::Null);
             let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
             ctx.update(request.method().as_bytes());
             ctx.update(b"\n");
-            ctx.update(&serde_json::to_vec(&params).unwrap());
+            ctx.update(&serde_json::to_vec(&params).expect("test value"));
             let tree = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&ctx.finish().as_ref()[..16]);
             assert_eq!(question_digest(request), tree, "{}", request.method());
         }

@@ -220,9 +220,8 @@ mod tests {
         let server = crate::Server::builder("results-test", "1.2.3").build();
         let inner = server.inner();
         let form = ElicitRequestParams::form("Region?", ElicitationSchema::default());
-        let mut caps = ClientCapabilities::default();
-        caps.elicitation = Some(ElicitationCapability::default());
-        let typed = object(serde_json::to_value(CallToolResult::text("hi")).unwrap());
+        let caps = ClientCapabilities { elicitation: Some(ElicitationCapability::default()), ..Default::default() };
+        let typed = object(serde_json::to_value(CallToolResult::text("hi")).expect("test value"));
         assert!(typed.contains_key("resultType"), "the typed result writes its own resultType");
         let replies = [
             Reply::complete(typed),
@@ -239,11 +238,11 @@ mod tests {
             }),
         ];
         for reply in replies {
-            let tree = finish_modern_value(inner, reply.clone(), &caps).unwrap();
-            let Payload::Result { json, .. } = finish_modern(inner, reply.clone(), &caps).unwrap() else {
+            let tree = finish_modern_value(inner, reply.clone(), &caps).expect("test value");
+            let Payload::Result { json, .. } = finish_modern(inner, reply.clone(), &caps).expect("test value") else {
                 panic!("finish_modern encodes its result");
             };
-            let encoded: Value = serde_json::from_str(&json).unwrap();
+            let encoded: Value = serde_json::from_str(&json).expect("test value");
             assert_eq!(encoded, tree, "{reply:?}");
             if encoded["_meta"] != json!("odd") {
                 assert_eq!(encoded["_meta"][keys::SERVER_INFO]["name"], json!("results-test"), "{json}");

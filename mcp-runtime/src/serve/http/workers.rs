@@ -61,7 +61,7 @@ mod tests {
 
     #[tokio::test]
     async fn connections_go_round_robin_and_run_on_their_worker() {
-        let workers = Workers::start(2).unwrap();
+        let workers = Workers::start(2).expect("test value");
         let mut set = tokio::task::JoinSet::new();
         let names = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         for _ in 0..4 {
@@ -69,20 +69,20 @@ mod tests {
             set.spawn_on(
                 async move {
                     let name = std::thread::current().name().unwrap_or_default().to_owned();
-                    names.lock().unwrap().push(name);
+                    names.lock().expect("test value").push(name);
                 },
                 workers.next(),
             );
             // One at a time, so the order of the names is the order of the spawns.
-            set.join_next().await.unwrap().unwrap();
+            set.join_next().await.expect("test value").expect("test value");
         }
-        let names = names.lock().unwrap().clone();
+        let names = names.lock().expect("test value").clone();
         assert_eq!(names, ["mcp-http-0", "mcp-http-1", "mcp-http-0", "mcp-http-1"]);
     }
 
     #[tokio::test]
     async fn dropping_the_pool_stops_its_threads() {
-        let workers = Workers::start(1).unwrap();
+        let workers = Workers::start(1).expect("test value");
         let handle = workers.next().clone();
         let (tx, rx) = oneshot::channel::<()>();
         // A task that never ends on its own: stopping the worker must cancel it.
@@ -92,6 +92,6 @@ mod tests {
         });
         drop(workers);
         // The sender is dropped when the runtime shuts down and cancels the task.
-        assert!(tokio::time::timeout(std::time::Duration::from_secs(5), rx).await.unwrap().is_err());
+        assert!(tokio::time::timeout(std::time::Duration::from_secs(5), rx).await.expect("test value").is_err());
     }
 }
