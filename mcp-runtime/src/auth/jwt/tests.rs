@@ -603,6 +603,10 @@ async fn another_token_or_audience_is_not_served_from_the_cache() {
     // The cached token, for another resource: checked for that audience, and refused.
     let other = "http://127.0.0.1:8000/other";
     assert_eq!(refused(verifier.verify_token(&token, Some(other)).await), OAuthErrorKind::Audience);
+    // Through the transport's hook: answered from the cache for the resource, refused for another.
+    let hit = verifier.verify_request(&VerifyRequest::new(&token).with_resource(RESOURCE)).await;
+    assert_eq!(hit.and_then(|auth| auth.subject).as_deref(), Some("alice"));
+    assert!(verifier.verify_request(&VerifyRequest::new(&token).with_resource(other)).await.is_none());
     // Another subject's token is its own entry, with its own principal.
     let mut c = claims(&issuer);
     c["sub"] = json!("bob");
