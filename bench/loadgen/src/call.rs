@@ -27,7 +27,8 @@ pub(crate) async fn one_call(conn: &mut Conn, ctx: &Ctx) -> Result<(), Fail> {
     conn.request(ctx, id, ctx.retry_body(id, &key, state.as_deref()), Route::ToolsCall).await?.check_complete(ctx)
 }
 
-/// `tasks/get` of `task_id`, again at once while it is working, until it has its result.
+/// `tasks/get` of `task_id`, again at once while it is working, until it has its result
+/// (after the window too: a call in flight is finished, as in the other modes).
 async fn task_result(conn: &mut Conn, ctx: &Ctx, task_id: &str) -> Result<(), Fail> {
     loop {
         let id = ctx.next_id();
@@ -35,7 +36,7 @@ async fn task_result(conn: &mut Conn, ctx: &Ctx, task_id: &str) -> Result<(), Fa
         let reply = conn.request(ctx, id, ctx.task_get_body(id, task_id), Route::TasksGet(task_id)).await?;
         match reply.task_state(ctx)? {
             TaskState::Done => return Ok(()),
-            TaskState::Pending if ctx.is_done() => return Err(Fail::Rejected("the run ended before the task".into())),
+            // A task that never finishes keeps its slot busy until the run's drain gives up.
             TaskState::Pending => tokio::task::yield_now().await,
         }
     }
