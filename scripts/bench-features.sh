@@ -114,8 +114,8 @@ names = {
     "tasks": "tasks: a task-augmented call, then `tasks/get` until completed",
 }
 rounds = meta["rounds"]
-poll_text = (f" (median {statistics.median(polls):.2f} `tasks/get` per task, so a task call is at least two "
-             f"requests against the others' one)" if polls else "")
+poll_text = (f" (polled at once while working: a `tools/call` and a median {statistics.median(polls):.2f} "
+             f"`tasks/get` per call, against one request per call elsewhere)" if polls else "")
 lines = [
     f"`scripts/bench-features.sh`: the `echo` server of `bench/servers` over HTTP (release build), "
     f"one `echo {{\"text\":\"hello\"}}` tool call (2026-07-28) per call, `loadgen` at concurrency "
