@@ -21,6 +21,9 @@ pub(crate) enum Mode {
     Plain,
     /// A `tools/call` that asks one elicitation, answered (multi round-trip).
     Mrtr,
+    /// A task-augmented `tools/call` (the tasks extension declared), answered with a task,
+    /// then `tasks/get` until the task has its result.
+    Task,
 }
 
 /// The transport to the server.
@@ -82,13 +85,41 @@ pub(crate) struct Args {
     /// loadgen's own runtime threads.
     #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     threads: usize,
+    /// A file holding an access token, sent as `Authorization: Bearer` on every request
+    /// (http). Never printed.
+    #[arg(long)]
+    bearer_file: Option<std::path::PathBuf>,
+}
+
+/// An access token: kept out of `Debug` output, logs and errors.
+pub(crate) struct Bearer(pub(crate) String);
+
+impl std::fmt::Debug for Bearer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Bearer(..)")
+    }
+}
+
+/// The token in `path`: its only line (surrounding whitespace trimmed), without a
+/// `Bearer ` prefix. Errors name the file, never its content.
+fn read_bearer(path: &std::path::Path) -> Result<Bearer, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read --bearer-file {}: {e}", path.display()))?;
+    let token = text.trim();
+    if token.is_empty() || token.contains(char::is_whitespace) {
+        return Err(format!("--bearer-file {} must hold one token (no spaces, no scheme)", path.display()));
+    }
+    if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+        return Err(format!("--bearer-file {} holds characters a header cannot carry", path.display()));
+    }
+    Ok(Bearer(token.to_owned()))
 }
 
 /// Where the server is.
 #[derive(Debug)]
 pub(crate) enum Target {
     Stdio { command: String },
-    Http { url: http::Uri, pid: Option<u32> },
+    Http { url: http::Uri, pid: Option<u32>, bearer: Option<Bearer> },
 }
 
 /// A checked configuration.
@@ -113,6 +144,9 @@ impl TryFrom<Args> for Config {
 
     /// The checks clap's attributes cannot express.
     fn try_from(args: Args) -> Result<Config, String> {
+        if args.transport == Transport::Stdio && args.bearer_file.is_some() {
+            return Err("--bearer-file goes with --transport http".into());
+        }
         let target = match (args.transport, args.command, args.url) {
             (Transport::Stdio, Some(command), _) if !command.trim().is_empty() => Target::Stdio { command },
             (Transport::Stdio, _, _) => return Err("--transport stdio needs a non-empty --command".into()),
@@ -121,15 +155,19 @@ impl TryFrom<Args> for Config {
                 if url.scheme_str() != Some("http") || url.authority().is_none() {
                     return Err(format!("--url must be http://HOST:PORT/PATH, not {url}"));
                 }
-                Target::Http { url, pid: args.pid }
+                let bearer = args.bearer_file.as_deref().map(read_bearer).transpose()?;
+                Target::Http { url, pid: args.pid, bearer }
             }
             (Transport::Http, None, None) => return Err("--transport http needs --url".into()),
         };
+        if args.mode == Mode::Task && args.era == Era::Legacy {
+            return Err("--mode task needs --era modern (2025-11-25 has no tasks extension)".into());
+        }
         if args.duration.is_zero() {
             return Err("--duration must be more than 0".into());
         }
         let (default_tool, default_args) = match args.mode {
-            Mode::Plain => ("echo", serde_json::json!({"text": "hello"})),
+            Mode::Plain | Mode::Task => ("echo", serde_json::json!({"text": "hello"})),
             Mode::Mrtr => ("provision", serde_json::json!({"name": "orders"})),
         };
         let default_args = match default_args {
@@ -270,8 +308,34 @@ mod tests {
             &["--transport", "http", "--url", "http://a:1/", "--concurrency", "0"],
             &["--transport", "http", "--url", "http://a:1/", "--args", "[1]"],
             &["--transport", "http", "--url", "http://a:1/", "--warmup", "-1"],
+            &["--transport", "http", "--url", "http://a:1/", "--mode", "task", "--era", "legacy"],
+            &["--transport", "stdio", "--command", "x", "--bearer-file", "/dev/null"],
+            &["--transport", "http", "--url", "http://a:1/", "--bearer-file", "/nonexistent/token"],
         ] {
             assert!(config(argv).is_err(), "{argv:?} was accepted");
         }
+    }
+
+    #[test]
+    fn the_bearer_file_is_read_and_never_shown() {
+        let dir = std::env::temp_dir().join(format!("loadgen-args-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let file = dir.join("token");
+        let path = file.to_str().expect("a UTF-8 path");
+        std::fs::write(&file, "eyJ.secret-token.sig\n").expect("the token file");
+        let task = config(&["--transport", "http", "--url", "http://a:1/mcp", "--mode", "task", "--bearer-file", path])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((task.mode, task.tool.as_str()), (Mode::Task, "echo"));
+        let Target::Http { bearer: Some(bearer), .. } = &task.target else { panic!("no bearer: {:?}", task.target) };
+        assert_eq!(bearer.0, "eyJ.secret-token.sig");
+        assert!(!format!("{task:?}").contains("secret"), "the token is in the Debug output");
+
+        for bad in ["", "  \n", "Bearer eyJ.secret-token.sig"] {
+            std::fs::write(&file, bad).expect("the token file");
+            let error = config(&["--transport", "http", "--url", "http://a:1/mcp", "--bearer-file", path])
+                .expect_err("a bad token file");
+            assert!(error.contains("--bearer-file") && !error.contains("secret"), "{error}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -14,7 +14,9 @@ use mcp::protocol::{LATEST_PROTOCOL_VERSION, methods};
 use mcp::wire::sse::Parser;
 use serde_json::{Value, json};
 
-use crate::args::{Config, Era};
+use mcp::protocol::tasks::methods::TASKS_GET;
+
+use crate::args::{Bearer, Config, Era};
 use crate::reply::Reply;
 use crate::state::{Ctx, Fail, clip, rejected};
 use crate::stdio::{fail_text, initialize_params};
@@ -37,6 +39,17 @@ pub(crate) struct Endpoint {
     pub(crate) name: HeaderValue,
     /// `Mcp-Session-Id` (legacy era).
     pub(crate) session: Option<HeaderValue>,
+    /// `Authorization: Bearer ...` (marked sensitive), on every request.
+    pub(crate) authorization: Option<HeaderValue>,
+}
+
+/// What a request is, for the modern era's `Mcp-Method` and `Mcp-Name`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Route<'a> {
+    /// The `tools/call` of the configured tool.
+    ToolsCall,
+    /// A `tasks/get` of this task.
+    TasksGet(&'a str),
 }
 
 pub(crate) type Sender = SendRequest<Full<Bytes>>;
@@ -132,8 +145,9 @@ impl HttpConn {
         HttpConn { endpoint, era, main: Some(main), side: None, answered_at: None }
     }
 
-    /// A POST of `body`; `call` adds the modern `Mcp-Method`/`Mcp-Name` of a tool call.
-    pub(crate) fn post(&self, body: Vec<u8>, method: Option<&'static str>, call: bool) -> Request<Full<Bytes>> {
+    /// A POST of `body`; a `route` adds the modern `Mcp-Method`/`Mcp-Name` (a task id that
+    /// cannot be a header value is left out, for the server to refuse).
+    pub(crate) fn post(&self, body: Vec<u8>, route: Option<Route<'_>>) -> Request<Full<Bytes>> {
         let mut request = Request::new(Full::new(Bytes::from(body)));
         *request.method_mut() = http::Method::POST;
         *request.uri_mut() = self.endpoint.path.clone();
@@ -147,12 +161,22 @@ impl HttpConn {
         if let Some(session) = &self.endpoint.session {
             h.insert("mcp-session-id", session.clone());
         }
+        if let Some(authorization) = &self.endpoint.authorization {
+            h.insert(http::header::AUTHORIZATION, authorization.clone());
+        }
         if self.era == Era::Modern {
-            if let Some(method) = method {
-                h.insert("mcp-method", HeaderValue::from_static(method));
-            }
-            if call {
-                h.insert("mcp-name", self.endpoint.name.clone());
+            match route {
+                Some(Route::ToolsCall) => {
+                    h.insert("mcp-method", HeaderValue::from_static(methods::TOOLS_CALL));
+                    h.insert("mcp-name", self.endpoint.name.clone());
+                }
+                Some(Route::TasksGet(task_id)) => {
+                    h.insert("mcp-method", HeaderValue::from_static(TASKS_GET));
+                    if let Ok(name) = HeaderValue::from_str(task_id) {
+                        h.insert("mcp-name", name);
+                    }
+                }
+                None => {}
             }
         }
         request
@@ -190,10 +214,9 @@ impl HttpConn {
 
     /// POST request `id` and return its JSON-RPC response; back-channel requests on its
     /// SSE stream are answered on the side connection.
-    pub(crate) async fn request(&mut self, ctx: &Ctx, id: u64, body: Vec<u8>, call: bool) -> Result<Reply, Fail> {
+    pub(crate) async fn request(&mut self, ctx: &Ctx, id: u64, body: Vec<u8>, route: Route<'_>) -> Result<Reply, Fail> {
         self.answered_at = None;
-        let method = if call { Some(methods::TOOLS_CALL) } else { None };
-        let request = self.post(body, method, call);
+        let request = self.post(body, Some(route));
         let response = Self::send(&self.endpoint, &mut self.main, request).await?;
         self.response(ctx, id, response).await
     }
@@ -249,7 +272,7 @@ impl HttpConn {
 
     /// Send the reply to a server request on the side connection (expects 2xx).
     pub(crate) async fn answer_server(&mut self, reply: Vec<u8>) -> Result<(), Fail> {
-        let request = self.post(reply, None, false);
+        let request = self.post(reply, None);
         let response = Self::send(&self.endpoint, &mut self.side, request).await?;
         let status = response.status();
         let body = read_body(response.into_body()).await.map_err(Fail::Rejected)?;
@@ -266,6 +289,7 @@ impl HttpConn {
 /// The endpoint for `url`; in the legacy era, after the handshake on a setup connection.
 pub(crate) async fn http_endpoint(
     url: &http::Uri,
+    bearer: Option<&Bearer>,
     ctx: &Ctx,
     config: &Config,
     capabilities: Value,
@@ -288,6 +312,7 @@ pub(crate) async fn http_endpoint(
         name: HeaderValue::from_str(&config.tool)
             .map_err(|_| format!("the tool name {:?} cannot be sent as Mcp-Name as is", config.tool))?,
         session: None,
+        authorization: bearer.map(authorization).transpose()?,
     };
     if config.era == Era::Modern {
         endpoint.version = Some(HeaderValue::from_static(LATEST_PROTOCOL_VERSION));
@@ -299,7 +324,7 @@ pub(crate) async fn http_endpoint(
     let id = ctx.next_id();
     let body =
         json!({"jsonrpc": "2.0", "id": id, "method": methods::INITIALIZE, "params": initialize_params(capabilities)});
-    let request = setup.post(body.to_string().into_bytes(), None, false);
+    let request = setup.post(body.to_string().into_bytes(), None);
     let response = HttpConn::send(&setup.endpoint, &mut setup.main, request).await.map_err(fail_text)?;
     let session = response.headers().get("mcp-session-id").cloned();
     let reply = setup.response(ctx, id, response).await.map_err(fail_text)?;
@@ -312,7 +337,7 @@ pub(crate) async fn http_endpoint(
     endpoint.session = session;
     let notification = json!({"jsonrpc": "2.0", "method": methods::NOTIFICATION_INITIALIZED}).to_string().into_bytes();
     let mut setup = HttpConn::new(Arc::new(endpoint), Era::Legacy, connect(addr).await?);
-    let request = setup.post(notification, None, false);
+    let request = setup.post(notification, None);
     let response = HttpConn::send(&setup.endpoint, &mut setup.main, request).await.map_err(fail_text)?;
     let status = response.status();
     let body = read_body(response.into_body()).await?;
@@ -326,6 +351,14 @@ pub(crate) async fn http_endpoint(
     Arc::try_unwrap(setup.endpoint).map_err(|_| "internal: the endpoint is still shared".to_owned())
 }
 
+/// `Bearer TOKEN`, marked sensitive (left out of hyper's and our `Debug` output).
+fn authorization(bearer: &Bearer) -> Result<HeaderValue, String> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", bearer.0))
+        .map_err(|_| "the bearer token cannot be sent as a header".to_owned())?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
 /// End a legacy session (best effort).
 pub(crate) async fn delete_session(endpoint: &Endpoint) {
     let Some(session) = &endpoint.session else { return };
@@ -336,6 +369,9 @@ pub(crate) async fn delete_session(endpoint: &Endpoint) {
     let h = request.headers_mut();
     h.insert(http::header::HOST, endpoint.host.clone());
     h.insert("mcp-session-id", session.clone());
+    if let Some(authorization) = &endpoint.authorization {
+        h.insert(http::header::AUTHORIZATION, authorization.clone());
+    }
     if let Some(version) = &endpoint.version {
         h.insert("mcp-protocol-version", version.clone());
     }

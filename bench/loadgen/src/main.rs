@@ -34,7 +34,7 @@
 //!     HTTP one session (`Mcp-Session-Id`) is shared by every connection, and each POST
 //!     carries `Mcp-Session-Id` and the negotiated `MCP-Protocol-Version`; the session is
 //!     deleted at the end.
-//! - `--mode plain|mrtr` (default `plain`):
+//! - `--mode plain|mrtr|task` (default `plain`):
 //!   - `plain`: `tools/call` of `--tool` (default `echo`) with `--args` (default
 //!     `{"text":"hello"}`); a call is one request.
 //!   - `mrtr`: `tools/call` of `--tool` (default `provision`) with `--args` (default
@@ -50,6 +50,16 @@
 //!     anything else gets -32601) make no difference. `--answer`
 //!     sets `ANSWER` (default `{"region":"eu-west-1"}`). The capabilities sent declare
 //!     form elicitation only in this mode.
+//!   - `task` (modern era only): `tools/call` of `--tool` (default `echo`) with `--args`
+//!     (default `{"text":"hello"}`), declaring the tasks extension
+//!     (`io.modelcontextprotocol/tasks`) in its capabilities; the answer must be a task
+//!     (`resultType: "task"`), which is then fetched with `tasks/get` (over HTTP with
+//!     `Mcp-Method: tasks/get` and `Mcp-Name: TASK_ID`), again at once while it is
+//!     `working`, until it is `completed` with a successful tool result (`--expect`
+//!     applies to it). One call = the whole exchange; the `tasks/get` requests per task
+//!     are logged on stderr.
+//! - `--bearer-file PATH` (http): send `Authorization: Bearer TOKEN` on every request,
+//!   the token read from `PATH` (one line). It is never printed.
 //! - `--concurrency C` (default 1): calls in flight.
 //! - `--warmup SECS` (default 1) then `--duration SECS` (default 10): only calls that
 //!   complete inside the measured window count; CPU is sampled at its start and end.

@@ -31,6 +31,13 @@ pub(crate) struct ResultHead {
     pub(crate) request_state: Option<String>,
     #[serde(rename = "protocolVersion")]
     pub(crate) protocol_version: Option<String>,
+    /// A task's id (`CreateTaskResult`, `tasks/get`).
+    #[serde(rename = "taskId")]
+    pub(crate) task_id: Option<String>,
+    /// A task's status.
+    pub(crate) status: Option<String>,
+    /// A finished task's result (`tasks/get`).
+    pub(crate) result: Option<Box<ResultHead>>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -98,7 +105,11 @@ impl Reply {
 
     /// A final, successful tool result (with the `--expect` text in it, when given).
     pub(crate) fn check_complete(&self, ctx: &Ctx) -> Result<(), Fail> {
-        let result = self.result()?;
+        self.check_tool_result(self.result()?, ctx)
+    }
+
+    /// `result` is a final, successful tool result (with the `--expect` text in it).
+    fn check_tool_result(&self, result: &ResultHead, ctx: &Ctx) -> Result<(), Fail> {
         match result.result_type.as_deref() {
             None | Some("complete") => {}
             Some(other) => {
@@ -131,5 +142,42 @@ impl Reply {
             return Err(rejected(format!("expected an elicitation/create input request: {}", self.text())));
         }
         Ok((key.clone(), result.request_state.clone()))
+    }
+}
+
+/// Where a task stands after a `tasks/get`.
+pub(crate) enum TaskState {
+    /// Not finished yet (`working`).
+    Pending,
+    /// `completed` with a successful tool result.
+    Done,
+}
+
+impl Reply {
+    /// The id of the task a `tools/call` was answered with (`resultType: "task"`).
+    pub(crate) fn created_task(&self) -> Result<String, Fail> {
+        let result = self.result()?;
+        if result.result_type.as_deref() != Some("task") {
+            return Err(rejected(format!("expected a task (resultType \"task\"): {}", self.text())));
+        }
+        result.task_id.clone().ok_or_else(|| rejected(format!("a task without a taskId: {}", self.text())))
+    }
+
+    /// The state of the task in a `tasks/get` result; a `completed` one must carry a
+    /// successful tool result (with the `--expect` text in it, when given).
+    pub(crate) fn task_state(&self, ctx: &Ctx) -> Result<TaskState, Fail> {
+        let result = self.result()?;
+        match result.status.as_deref() {
+            Some("working") => Ok(TaskState::Pending),
+            Some("input_required") => Err(rejected(format!("the task asks for input: {}", self.text()))),
+            Some("completed") => {
+                let inner = result
+                    .result
+                    .as_deref()
+                    .ok_or_else(|| rejected(format!("a completed task without a result: {}", self.text())))?;
+                self.check_tool_result(inner, ctx).map(|()| TaskState::Done)
+            }
+            _ => Err(rejected(format!("the task did not complete: {}", self.text()))),
+        }
     }
 }

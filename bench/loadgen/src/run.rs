@@ -85,13 +85,13 @@ pub(crate) async fn run(config: Config) -> Result<(), String> {
             spawned = Some(s);
             pid
         }
-        Target::Http { url, pid } => {
+        Target::Http { url, pid, bearer } => {
             if let Some(pid) = pid
                 && cpu_ticks(&pid.to_string()).is_none()
             {
                 return Err(format!("cannot read /proc/{pid}/stat: is --pid the server's process id?"));
             }
-            let e = Arc::new(http_endpoint(url, &ctx, &config, capabilities).await?);
+            let e = Arc::new(http_endpoint(url, bearer.as_ref(), &ctx, &config, capabilities).await?);
             for _ in 0..config.concurrency {
                 let sender = connect(e.addr).await?;
                 conns.push(Conn::Http(Box::new(HttpConn::new(Arc::clone(&e), config.era, sender))));
@@ -186,6 +186,10 @@ pub(crate) async fn run(config: Config) -> Result<(), String> {
             ));
         }
     }
+    if config.mode == Mode::Task && ok_total > 0 {
+        let polls = ctx.task_polls.load(Ordering::Relaxed);
+        tracing::info!("{:.2} tasks/get per task ({polls} in all)", polls as f64 / records.len() as f64);
+    }
     if let Some(own) = self_cpu.and_then(per_call) {
         tracing::info!(
             "own CPU {own} µs per call ({} runtime thread{})",
@@ -207,6 +211,7 @@ pub(crate) async fn run(config: Config) -> Result<(), String> {
         mode: match config.mode {
             Mode::Plain => "plain",
             Mode::Mrtr => "mrtr",
+            Mode::Task => "task",
         },
         concurrency: config.concurrency,
         calls,

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use mcp::protocol::{LATEST_PROTOCOL_VERSION, keys, methods};
+use mcp::protocol::{LATEST_PROTOCOL_VERSION, TASKS_EXTENSION, keys, methods};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -41,11 +41,13 @@ pub(crate) fn clip(text: &str, limit: usize) -> String {
     }
 }
 
-/// The client capabilities sent: form elicitation in MRTR mode, nothing otherwise.
+/// The client capabilities sent: form elicitation in MRTR mode, the tasks extension in
+/// task mode, nothing otherwise.
 pub(crate) fn capabilities(mode: Mode) -> Value {
     match mode {
         Mode::Plain => json!({}),
         Mode::Mrtr => json!({"elicitation": {"form": {}}}),
+        Mode::Task => json!({"extensions": {TASKS_EXTENSION: {}}}),
     }
 }
 
@@ -60,9 +62,13 @@ pub(crate) struct Ctx {
     pub(crate) params_open: String,
     /// `{"action":"accept","content":ANSWER}`.
     pub(crate) accept: String,
+    /// The `_meta` object of every request (modern era), for `tasks/get`.
+    pub(crate) meta: String,
     pub(crate) origin: Instant,
     pub(crate) next_id: AtomicU64,
     pub(crate) elicitations: AtomicU64,
+    /// `tasks/get` requests sent (task mode).
+    pub(crate) task_polls: AtomicU64,
     pub(crate) stop: AtomicBool,
     pub(crate) first_error: OnceLock<String>,
     pub(crate) noted: OnceLock<()>,
@@ -73,15 +79,13 @@ pub(crate) struct Ctx {
 impl Ctx {
     pub(crate) fn new(config: &Config) -> Ctx {
         let mut params = serde_json::Map::new();
+        let meta = json!({
+            keys::PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
+            keys::CLIENT_CAPABILITIES: capabilities(config.mode),
+            keys::CLIENT_INFO: {"name": "loadgen", "version": env!("CARGO_PKG_VERSION")},
+        });
         if config.era == Era::Modern {
-            params.insert(
-                "_meta".into(),
-                json!({
-                    keys::PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
-                    keys::CLIENT_CAPABILITIES: capabilities(config.mode),
-                    keys::CLIENT_INFO: {"name": "loadgen", "version": env!("CARGO_PKG_VERSION")},
-                }),
-            );
+            params.insert("_meta".into(), meta.clone());
         }
         params.insert("name".into(), Value::String(config.tool.clone()));
         params.insert("arguments".into(), Value::Object(config.args.clone()));
@@ -96,9 +100,11 @@ impl Ctx {
             call_tail,
             params_open,
             accept,
+            meta: meta.to_string(),
             origin: Instant::now(),
             next_id: AtomicU64::new(1),
             elicitations: AtomicU64::new(0),
+            task_polls: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             first_error: OnceLock::new(),
             noted: OnceLock::new(),
@@ -161,6 +167,21 @@ impl Ctx {
             body.push_str(r#","requestState":"#);
             body.push_str(&Value::from(state).to_string());
         }
+        body.push_str("}}");
+        body.into_bytes()
+    }
+
+    /// A `tasks/get` of task `task_id`.
+    pub(crate) fn task_get_body(&self, id: u64, task_id: &str) -> Vec<u8> {
+        let mut body = String::with_capacity(96 + self.meta.len() + task_id.len());
+        body.push_str(r#"{"jsonrpc":"2.0","id":"#);
+        body.push_str(&id.to_string());
+        body.push_str(r#","method":""#);
+        body.push_str(mcp::protocol::tasks::methods::TASKS_GET);
+        body.push_str(r#"","params":{"taskId":"#);
+        body.push_str(&Value::from(task_id).to_string());
+        body.push_str(r#","_meta":"#);
+        body.push_str(&self.meta);
         body.push_str("}}");
         body.into_bytes()
     }

@@ -2,13 +2,14 @@
 //! the `jsonwebtoken` crate against the issuer's JWKS.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 
+use self::cache::VerifiedTokens;
 use super::CertificateDer;
 use super::fetch::Fetcher;
 use super::jwks::{JwksCache, JwksSource};
@@ -25,6 +26,10 @@ const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(30);
 const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default size bound of a metadata or JWKS document.
 const DEFAULT_MAX_DOCUMENT_BYTES: usize = 256 * 1024;
+/// The default number of verified tokens cached.
+pub const DEFAULT_VERIFIED_TOKENS: usize = 10_000;
+/// The default longest time a verified token is served from the cache.
+pub const DEFAULT_VERIFIED_TOKEN_MAX_AGE: Duration = Duration::from_secs(60);
 
 /// Verifies JWT access tokens (RFC 9068) issued by one authorization server.
 ///
@@ -43,6 +48,18 @@ const DEFAULT_MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 ///
 /// Keys are cached; a token naming an unknown `kid` refetches the JWKS (key rotation), at
 /// most once per [`refresh_interval`](JwtVerifierBuilder::refresh_interval).
+///
+/// Tokens that pass are cached too (by default): a client sends the same token on every
+/// request, and checking its signature each time costs more than the rest of a small call.
+/// The cache keeps the SHA-256 of each token (never the token) with the [`AuthInfo`] it
+/// was verified as, and serves that only for the same audience, only before the token's
+/// `exp` (past it, the token is checked in full again, leeway included), and for at most
+/// [`verified_token_max_age`](JwtVerifierBuilder::verified_token_max_age) (default
+/// 60 s; this bounds how long a token signed by a key since removed from the JWKS stays
+/// accepted). It holds at most
+/// [`verified_token_cache`](JwtVerifierBuilder::verified_token_cache) tokens (default
+/// [`DEFAULT_VERIFIED_TOKENS`]); when full, expired entries make room first, then the
+/// one that expires soonest. A refused token is never cached.
 ///
 /// The [`AuthInfo`] carries `iss`, `sub`, `client_id` (or `azp`), the scopes of `scope`
 /// (space-separated) or `scp`, and as `expires_at` the last second the token is accepted
@@ -77,6 +94,8 @@ struct Inner {
     audience: Option<String>,
     leeway: u64,
     jwks: JwksCache,
+    /// `None` when turned off.
+    verified: Option<VerifiedTokens>,
 }
 
 /// Configures a [`JwtVerifier`]; from [`JwtVerifier::builder`].
@@ -90,6 +109,8 @@ pub struct JwtVerifierBuilder {
     refresh_interval: Duration,
     fetch_timeout: Duration,
     max_document_bytes: usize,
+    verified_tokens: usize,
+    verified_token_max_age: Duration,
     tls: TlsSettings,
 }
 
@@ -138,6 +159,21 @@ impl JwtVerifierBuilder {
     /// The largest metadata or JWKS document accepted (default 256 KiB).
     pub fn max_document_bytes(mut self, bytes: usize) -> Self {
         self.max_document_bytes = bytes;
+        self
+    }
+
+    /// How many verified tokens are cached (default [`DEFAULT_VERIFIED_TOKENS`]); `0`
+    /// turns the cache off, and every request's token is then checked in full.
+    pub fn verified_token_cache(mut self, max_entries: usize) -> Self {
+        self.verified_tokens = max_entries;
+        self
+    }
+
+    /// The longest time a verified token is served from the cache (whole seconds; default
+    /// [`DEFAULT_VERIFIED_TOKEN_MAX_AGE`]), however far its `exp` is; under a second turns
+    /// the cache off.
+    pub fn verified_token_max_age(mut self, max_age: Duration) -> Self {
+        self.verified_token_max_age = max_age;
         self
     }
 
@@ -195,6 +231,7 @@ impl JwtVerifierBuilder {
                 audience: self.audience,
                 leeway: self.leeway.as_secs(),
                 jwks: JwksCache::new(source, fetcher, self.refresh_interval),
+                verified: VerifiedTokens::new(self.verified_tokens, self.verified_token_max_age),
             }),
         })
     }
@@ -310,18 +347,42 @@ impl JwtVerifier {
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            verified_tokens: DEFAULT_VERIFIED_TOKENS,
+            verified_token_max_age: DEFAULT_VERIFIED_TOKEN_MAX_AGE,
             tls: TlsSettings::default(),
         }
     }
 
     /// Verifies `token` for `resource` (used when no [`audience`](JwtVerifierBuilder::audience)
     /// is configured), saying why it is refused. The [`TokenVerifier`] methods call this and
-    /// log the reason at debug level.
+    /// log the reason at debug level. A token verified recently for the same audience is
+    /// answered from the cache (see [`JwtVerifier`]).
     pub async fn verify_token(&self, token: &str, resource: Option<&str>) -> Result<AuthInfo, OAuthError> {
         let inner = &self.inner;
         let audience = inner.audience.as_deref().or(resource).ok_or_else(|| {
             OAuthError::new(OAuthErrorKind::Config, "no audience to check: configure one or the transport's resource")
         })?;
+        let Some(verified) = &inner.verified else {
+            return self.verify_uncached(token, audience).await.map(|(auth, _)| auth);
+        };
+        let key = cache::digest(token);
+        if let Some(auth) = verified.get(&key, audience, unix_now()) {
+            return Ok(auth);
+        }
+        let (auth, exp) = self.verify_uncached(token, audience).await?;
+        verified.insert(key, audience, &auth, exp, unix_now());
+        Ok(auth)
+    }
+
+    /// How many verified tokens are cached now (expired ones not yet dropped included).
+    #[cfg(test)]
+    fn cached_tokens(&self) -> usize {
+        self.inner.verified.as_ref().map_or(0, VerifiedTokens::len)
+    }
+
+    /// Every check of `token` for `audience`: what it is verified as, and its `exp`.
+    async fn verify_uncached(&self, token: &str, audience: &str) -> Result<(AuthInfo, u64), OAuthError> {
+        let inner = &self.inner;
         // `alg: none` and unknown algorithms fail here: jsonwebtoken has no variant for them.
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| OAuthError::new(OAuthErrorKind::Malformed, "not a JWS with a known algorithm"))?;
@@ -343,17 +404,30 @@ impl JwtVerifier {
         validation.set_issuer(&[&inner.issuer]);
         validation.set_audience(&[audience]);
         let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| refusal(&e))?.claims;
+        // Required above: a token without one was refused.
+        let exp = claims.exp.ok_or_else(|| OAuthError::new(OAuthErrorKind::Expired, "the token has no exp"))?;
         let scopes = scopes(&claims);
-        Ok(AuthInfo {
+        let auth = AuthInfo {
             client_id: claims.client_id.or(claims.azp).unwrap_or_default(),
             issuer: claims.iss,
             subject: claims.sub,
             scopes,
-            expires_at: claims.exp.map(|exp| exp.saturating_add(inner.leeway)),
-        })
+            expires_at: Some(exp.saturating_add(inner.leeway)),
+        };
+        Ok((auth, exp))
+    }
+
+    /// What `token` was verified as for `resource`'s audience, if the cache holds it.
+    fn cached(&self, token: &str, resource: Option<&str>) -> Option<AuthInfo> {
+        let audience = self.inner.audience.as_deref().or(resource)?;
+        self.inner.verified.as_ref()?.get(&cache::digest(token), audience, unix_now())
     }
 
     fn verify_logged(&self, token: &str, resource: Option<&str>) -> BoxFuture<Option<AuthInfo>> {
+        // A token verified recently is answered at once, without copying it into a future.
+        if let Some(auth) = self.cached(token, resource) {
+            return Box::pin(std::future::ready(Some(auth)));
+        }
         let this = self.clone();
         let token = token.to_owned();
         let resource = resource.map(str::to_owned);
@@ -390,5 +464,11 @@ impl TokenVerifier for JwtVerifier {
     }
 }
 
+/// Seconds since the Unix epoch (0 before it).
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+mod cache;
 #[cfg(test)]
 mod tests;

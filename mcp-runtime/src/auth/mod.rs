@@ -192,7 +192,7 @@ mod tls;
 #[cfg(all(feature = "oauth", feature = "server"))]
 pub use introspection::{IntrospectionVerifier, IntrospectionVerifierBuilder};
 #[cfg(all(feature = "oauth", feature = "server"))]
-pub use jwt::{JwtVerifier, JwtVerifierBuilder};
+pub use jwt::{DEFAULT_VERIFIED_TOKEN_MAX_AGE, DEFAULT_VERIFIED_TOKENS, JwtVerifier, JwtVerifierBuilder};
 #[cfg(all(feature = "oauth", feature = "server"))]
 pub use oauth_error::{OAuthError, OAuthErrorKind};
 /// A DER certificate, for [`JwtVerifierBuilder::add_root_certificate`] and

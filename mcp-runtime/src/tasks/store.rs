@@ -1,7 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait and the in-memory store every server has by
 //! default.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -101,11 +101,80 @@ impl std::error::Error for TaskStoreError {
 /// Tasks in this process's memory, up to a number of live tasks. Expired tasks are
 /// dropped when read and swept every 256 creations; when the store is full,
 /// the task that finished longest ago makes room (the extension allows purging finished
-/// tasks), and only a store full of unfinished tasks refuses a new one.
+/// tasks), then expired tasks are swept, and only a store full of unfinished tasks
+/// refuses a new one. Making room takes a lookup in an index of finished tasks, not a
+/// pass over the store.
 pub struct MemoryTaskStore {
     capacity: usize,
-    tasks: Mutex<HashMap<String, TaskRecord>>,
+    tasks: Mutex<Tasks>,
     created: std::sync::atomic::AtomicU64,
+}
+
+/// The records, and the finished ones by when they finished.
+#[derive(Default)]
+struct Tasks {
+    records: HashMap<String, TaskRecord>,
+    /// `(updated_ms, id)` of every finished record (a finished record never changes).
+    finished: BTreeSet<(u64, String)>,
+}
+
+impl Tasks {
+    fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    fn insert(&mut self, record: TaskRecord) {
+        if record.status.is_terminal() {
+            self.finished.insert((record.updated_ms, record.id.clone()));
+        }
+        if let Some(old) = self.records.insert(record.id.clone(), record) {
+            self.forget_finished(&old);
+        }
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some(old) = self.records.remove(id) {
+            self.forget_finished(&old);
+        }
+    }
+
+    fn forget_finished(&mut self, record: &TaskRecord) {
+        if record.status.is_terminal() {
+            self.finished.remove(&(record.updated_ms, record.id.clone()));
+        }
+    }
+
+    /// Drop the records expired at `now`.
+    fn sweep(&mut self, now: u64) {
+        let finished = &mut self.finished;
+        self.records.retain(|_, t| {
+            let expired = t.is_expired_at(now);
+            if expired && t.status.is_terminal() {
+                finished.remove(&(t.updated_ms, t.id.clone()));
+            }
+            !expired
+        });
+    }
+
+    /// Drop the record that finished longest ago; `false` when none has finished.
+    fn drop_oldest_finished(&mut self) -> bool {
+        let Some((_, id)) = self.finished.pop_first() else { return false };
+        self.records.remove(&id);
+        true
+    }
+
+    /// Apply `change` to the live record `id` (see [`MemoryTaskStore::live`]), keeping
+    /// the index of finished records.
+    fn apply(&mut self, id: &str, change: TaskChange, now: u64) -> Option<(Applied, TaskRecord)> {
+        let task = MemoryTaskStore::live(self, id, now)?;
+        let was_finished = task.status.is_terminal();
+        let applied = task.apply(change, now);
+        let record = task.clone();
+        if !was_finished && record.status.is_terminal() {
+            self.finished.insert((record.updated_ms, record.id.clone()));
+        }
+        Some((applied, record))
+    }
 }
 
 /// How many creations pass between two sweeps of expired tasks.
@@ -123,19 +192,19 @@ impl std::fmt::Debug for MemoryTaskStore {
 impl MemoryTaskStore {
     /// A store holding at most `capacity` live tasks.
     pub fn new(capacity: usize) -> Self {
-        MemoryTaskStore { capacity, tasks: Mutex::new(HashMap::new()), created: std::sync::atomic::AtomicU64::new(0) }
+        MemoryTaskStore { capacity, tasks: Mutex::default(), created: std::sync::atomic::AtomicU64::new(0) }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tasks> {
         self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The live task `id`, dropping it if it expired.
-    fn live<'m>(tasks: &'m mut HashMap<String, TaskRecord>, id: &str, now: u64) -> Option<&'m mut TaskRecord> {
-        if tasks.get(id).is_some_and(|t| t.is_expired_at(now)) {
+    fn live<'m>(tasks: &'m mut Tasks, id: &str, now: u64) -> Option<&'m mut TaskRecord> {
+        if tasks.records.get(id).is_some_and(|t| t.is_expired_at(now)) {
             tasks.remove(id);
         }
-        tasks.get_mut(id)
+        tasks.records.get_mut(id)
     }
 }
 
@@ -143,21 +212,16 @@ impl TaskStore for MemoryTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
         let mut tasks = self.lock();
         let created = self.created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if tasks.len() >= self.capacity || created % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            let now = now_ms();
-            tasks.retain(|_, t| !t.is_expired_at(now));
+        if created % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            tasks.sweep(now_ms());
         }
-        if tasks.len() >= self.capacity {
-            let finished = tasks.values().filter(|t| t.status.is_terminal());
-            let oldest = finished.min_by_key(|t| t.updated_ms).map(|t| t.id.clone());
-            if let Some(oldest) = oldest {
-                tasks.remove(&oldest);
-            }
+        if tasks.len() >= self.capacity && !tasks.drop_oldest_finished() {
+            tasks.sweep(now_ms());
         }
         let result = if tasks.len() >= self.capacity {
             Err(TaskStoreError::new(TaskStoreErrorKind::Full, None))
         } else {
-            tasks.insert(record.id.clone(), record);
+            tasks.insert(record);
             Ok(())
         };
         Box::pin(std::future::ready(result))
@@ -173,9 +237,7 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         change: TaskChange,
     ) -> StoreFuture<'a, Result<Option<(Applied, TaskRecord)>, TaskStoreError>> {
-        let now = now_ms();
-        let mut tasks = self.lock();
-        let result = Self::live(&mut tasks, id, now).map(|task| (task.apply(change, now), task.clone()));
+        let result = self.lock().apply(id, change, now_ms());
         Box::pin(std::future::ready(Ok(result)))
     }
 }
@@ -196,6 +258,38 @@ mod tests {
         assert!(store.get("done-first").await.expect("read").is_none(), "the oldest finished task went");
         assert!(store.get("done-later").await.expect("read").is_some());
         assert!(!format!("{store:?}").contains("done"), "Debug shows no task");
+    }
+
+    #[tokio::test]
+    async fn a_full_store_keeps_making_room_and_its_index_of_finished_tasks_matches() {
+        let store = MemoryTaskStore::new(4);
+        for n in 0..50 {
+            let id = format!("t{n}");
+            store.create(TaskRecord::new(id.clone(), None, None, None)).await.expect("room was made");
+            if n % 20 != 19 {
+                store.apply(&id, TaskChange::Cancel).await.expect("applied");
+                // Applying to a finished task changes nothing, the index included.
+                store.apply(&id, TaskChange::Cancel).await.expect("applied");
+            }
+            // Each task finishes in a millisecond of its own: "finished first" is clear.
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            let tasks = store.lock();
+            assert!(tasks.len() <= 4);
+            let finished = tasks.records.values().filter(|t| t.status.is_terminal()).count();
+            assert_eq!(tasks.finished.len(), finished, "after {id}");
+        }
+        // The unfinished tasks and the newest finished ones are kept.
+        for kept in ["t19", "t39", "t48", "t49"] {
+            assert!(store.get(kept).await.expect("read").is_some(), "{kept} went");
+        }
+        assert!(store.get("t47").await.expect("read").is_none());
+        // Four unfinished tasks: no room.
+        let store = MemoryTaskStore::new(4);
+        for n in 0..4 {
+            store.create(TaskRecord::new(format!("u{n}"), None, None, None)).await.expect("room");
+        }
+        let refused = store.create(TaskRecord::new("u4".into(), None, None, None)).await.expect_err("full");
+        assert_eq!(refused.kind(), TaskStoreErrorKind::Full);
     }
 
     #[tokio::test]

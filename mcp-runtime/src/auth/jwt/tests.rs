@@ -549,3 +549,103 @@ async fn errors_never_carry_the_token_or_claims() {
         "{error}"
     );
 }
+
+/// A verifier for `issuer`'s JWKS with no leeway and this cache bound.
+fn cached_verifier(issuer: &str, audience: Option<&str>, max_entries: usize) -> JwtVerifier {
+    let mut builder = JwtVerifier::builder()
+        .issuer(issuer)
+        .jwks_url(format!("{issuer}/jwks"))
+        .leeway(Duration::ZERO)
+        .verified_token_cache(max_entries);
+    if let Some(audience) = audience {
+        builder = builder.audience(audience);
+    }
+    builder.build().expect("a valid configuration")
+}
+
+#[tokio::test]
+async fn a_cached_token_is_refused_once_expired() {
+    let (_as, issuer, _) = setup(&[&K1]).await;
+    let verifier = cached_verifier(&issuer, Some(RESOURCE), 16);
+    let mut c = claims(&issuer);
+    let exp = now() + 2;
+    c["exp"] = json!(exp);
+    let token = K1.sign(&c);
+    assert!(verifier.verify_token(&token, None).await.is_ok());
+    assert!(verifier.verify_token(&token, None).await.is_ok(), "served from the cache");
+    assert_eq!(verifier.cached_tokens(), 1);
+    while now() <= exp {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(refused(verifier.verify_token(&token, None).await), OAuthErrorKind::Expired);
+    assert!(verifier.verify_request(&VerifyRequest::new(&token)).await.is_none());
+    assert_eq!(verifier.cached_tokens(), 0, "the expired entry is gone");
+}
+
+#[tokio::test]
+async fn another_token_or_audience_is_not_served_from_the_cache() {
+    let (_as, issuer, _) = setup(&[&K1]).await;
+    // No configured audience: each request's resource is the audience.
+    let verifier = cached_verifier(&issuer, None, 16);
+    let token = K1.sign(&claims(&issuer));
+    assert!(verifier.verify_token(&token, Some(RESOURCE)).await.is_ok());
+    assert_eq!(verifier.cached_tokens(), 1);
+    // The same claims signed by another key under the cached key's kid, and the cached
+    // token with one payload byte changed: each is checked, and refused.
+    assert_eq!(refused(verifier.verify_token(&K2.sign_as("k1", &claims(&issuer)), Some(RESOURCE)).await), {
+        OAuthErrorKind::Signature
+    });
+    let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
+    let mut payload = URL_SAFE_NO_PAD.decode(&parts[1]).expect("test fixture");
+    payload[2] ^= 1;
+    parts[1] = URL_SAFE_NO_PAD.encode(payload);
+    assert!(verifier.verify_token(&parts.join("."), Some(RESOURCE)).await.is_err());
+    // The cached token, for another resource: checked for that audience, and refused.
+    let other = "http://127.0.0.1:8000/other";
+    assert_eq!(refused(verifier.verify_token(&token, Some(other)).await), OAuthErrorKind::Audience);
+    // Through the transport's hook: answered from the cache for the resource, refused for another.
+    let hit = verifier.verify_request(&VerifyRequest::new(&token).with_resource(RESOURCE)).await;
+    assert_eq!(hit.and_then(|auth| auth.subject).as_deref(), Some("alice"));
+    assert!(verifier.verify_request(&VerifyRequest::new(&token).with_resource(other)).await.is_none());
+    // Another subject's token is its own entry, with its own principal.
+    let mut c = claims(&issuer);
+    c["sub"] = json!("bob");
+    let bob = verifier.verify_token(&K1.sign(&c), Some(RESOURCE)).await.expect("bob's token");
+    assert_eq!(bob.subject.as_deref(), Some("bob"));
+    let alice = verifier.verify_token(&token, Some(RESOURCE)).await.expect("alice's token, cached");
+    assert_eq!((alice.subject.as_deref(), alice.scopes.len()), (Some("alice"), 2));
+    assert_eq!(verifier.cached_tokens(), 2);
+}
+
+#[tokio::test]
+async fn the_cache_holds_at_most_its_bound() {
+    let (_as, issuer, _) = setup(&[&K1]).await;
+    let verifier = cached_verifier(&issuer, Some(RESOURCE), 3);
+    for n in 0..10u64 {
+        let mut c = claims(&issuer);
+        c["sub"] = json!(format!("user-{n}"));
+        c["exp"] = json!(now() + 300 + n);
+        assert!(verifier.verify_token(&K1.sign(&c), None).await.is_ok());
+        assert!(verifier.cached_tokens() <= 3, "{} entries after {} tokens", verifier.cached_tokens(), n + 1);
+    }
+    assert_eq!(verifier.cached_tokens(), 3);
+
+    // Turned off: nothing is kept, and tokens are still checked.
+    let uncached = cached_verifier(&issuer, Some(RESOURCE), 0);
+    let token = K1.sign(&claims(&issuer));
+    assert!(uncached.verify_token(&token, None).await.is_ok());
+    assert!(uncached.verify_token(&token, None).await.is_ok());
+    assert_eq!(uncached.cached_tokens(), 0);
+}
+
+#[tokio::test]
+async fn the_cache_shows_no_token_or_principal() {
+    let (_as, issuer, verifier) = setup(&[&K1]).await;
+    let mut c = claims(&issuer);
+    c["sub"] = json!("secret-subject");
+    let token = K1.sign(&c);
+    assert!(verifier.verify_token(&token, None).await.is_ok());
+    assert_eq!(verifier.cached_tokens(), 1, "the cache is on by default");
+    let shown = format!("{verifier:?}");
+    assert!(!shown.contains(&token) && !shown.contains("secret-subject"), "{shown}");
+}
