@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of features: the `echo` server of bench/servers over HTTP (release build), one
+# The cost of features: the `echo_features` server of bench/servers over HTTP (release build), one
 # `echo {"text":"hello"}` tool call (2026-07-28) at a time per slot, measured by `loadgen`
 # at concurrency 16, in these configurations of the same server:
 #
@@ -117,7 +117,7 @@ rounds = meta["rounds"]
 poll_text = (f" (polled at once while working: a `tools/call` and a median {statistics.median(polls):.2f} "
              f"`tasks/get` per call, against one request per call elsewhere)" if polls else "")
 lines = [
-    f"`scripts/bench-features.sh`: the `echo` server of `bench/servers` over HTTP (release build), "
+    f"`scripts/bench-features.sh`: the `echo_features` server of `bench/servers` over HTTP (release build), "
     f"one `echo {{\"text\":\"hello\"}}` tool call (2026-07-28) per call, `loadgen` at concurrency "
     f"{meta['concurrency']}; {meta['duration']} s per run after {meta['warmup']} s of warm-up, a fresh "
     f"server per run, median of {rounds} round{'s' if rounds != 1 else ''} (ratios to off taken per round). "
@@ -187,9 +187,9 @@ if ! cmp -s "$oauth_dir/package-lock.json" "$stamp" 2>/dev/null; then
   cp "$oauth_dir/package-lock.json" "$stamp"
 fi
 
-echo "== building (release): echo, loadgen"
-cargo build --release -q -p mcp-bench-servers -p mcp-loadgen --bin echo --bin loadgen
-echo_bin="$target_dir/release/echo"
+echo "== building (release): echo_features, loadgen"
+cargo build --release -q -p mcp-bench-servers -p mcp-loadgen --bin echo_features --bin loadgen
+echo_bin="$target_dir/release/echo_features"
 loadgen="$target_dir/release/loadgen"
 
 # Uniform server environment: warnings only; none of the caller's settings of what is measured.
