@@ -1,8 +1,8 @@
 //! Support for the code the macros generate. Not a public API: no semver promise.
 //!
 //! Only re-exports: the logic lives in named modules (`items::args`, `items::schema`,
-//! `items::convert`, `items::probe`, `items::roles`, `items::resolver_args`), each with
-//! its tests. Generated code names everything through this module, so those modules can
+//! `items::tool_spec`, `items::sync_call`, `items::convert`, `items::probe`,
+//! `items::roles`, `items::resolver_args`), each with its tests. Generated code names everything through this module, so those modules can
 //! move without breaking it.
 
 pub use schemars;

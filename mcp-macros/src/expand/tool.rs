@@ -204,16 +204,30 @@ fn decode_arguments(model: &FnModel, name: &str) -> Option<TokenStream> {
     if params.is_empty() || params.len() > 12 || params.iter().any(|p| p.role != ParamRole::Argument) {
         return None;
     }
-    let specs = params.iter().map(|p| {
-        let ty = &p.ty;
-        let wire = p.wire_name();
-        match (&p.default, types::option_inner(ty)) {
-            (Some(_), _) => quote_spanned!(ty.span()=> __mcp_crate::__private::defaulted::<#ty>(#wire)),
-            // Bound the inner type, so a missing derive on it gets the parameter message.
-            (None, Some(inner)) => quote_spanned!(inner.span()=> __mcp_crate::__private::optional::<#inner>(#wire)),
-            (None, None) => quote_spanned!(ty.span()=> __mcp_crate::__private::required::<#ty>(#wire)),
-        }
-    });
+    let spec = quote!(__mcp_crate::__private::ArgSpec);
+    let option = quote!(::core::option::Option);
+    let (types, specs): (Vec<_>, Vec<_>) = params
+        .iter()
+        .map(|p| {
+            let ty = &p.ty;
+            let wire = p.wire_name();
+            match (&p.default, types::option_inner(ty)) {
+                (Some(_), _) => (
+                    quote!(#spec<#option<#ty>, #ty>),
+                    quote_spanned!(ty.span()=> __mcp_crate::__private::defaulted::<#ty>(#wire)),
+                ),
+                // Bound the inner type, so a missing derive on it gets the parameter message.
+                (None, Some(inner)) => (
+                    quote!(#spec<#option<#inner>, #option<#inner>>),
+                    quote_spanned!(inner.span()=> __mcp_crate::__private::optional::<#inner>(#wire)),
+                ),
+                (None, None) => (
+                    quote!(#spec<#ty, #ty>),
+                    quote_spanned!(ty.span()=> __mcp_crate::__private::required::<#ty>(#wire)),
+                ),
+            }
+        })
+        .unzip();
     let locals: Vec<_> = params.iter().map(|p| local(p)).collect();
     // A default is computed only for an absent argument, after all decoded.
     let defaults = params.iter().filter_map(|p| {
@@ -227,7 +241,8 @@ fn decode_arguments(model: &FnModel, name: &str) -> Option<TokenStream> {
         })
     });
     Some(quote! {
-        let (#(#locals,)*) = match __mcp_crate::__private::decode_args(&mut __mcp_params, #name, (#(#specs,)*)) {
+        static __MCP_ARGS: (#(#types,)*) = (#(#specs,)*);
+        let (#(#locals,)*) = match __mcp_crate::__private::decode_args(&mut __mcp_params, #name, &__MCP_ARGS) {
             ::core::result::Result::Ok(values) => values,
             ::core::result::Result::Err(outcome) => return ::core::result::Result::Ok(outcome),
         };

@@ -119,18 +119,18 @@ pub struct ArgSpec<T, V> {
 type Decode<V> = fn(serde_json::Value) -> Result<V, serde_json::Error>;
 
 /// A required argument of type `T` (absent is JSON `null`, as for [`arg`]).
-pub fn required<T: ToolParam>(name: &'static str) -> ArgSpec<T, T> {
+pub const fn required<T: ToolParam>(name: &'static str) -> ArgSpec<T, T> {
     ArgSpec { name, decode: T::decode, take: arg_with }
 }
 
 /// An `Option<T>` argument: absent or `null` is `None`.
-pub fn optional<T: ToolParam>(name: &'static str) -> ArgSpec<Option<T>, Option<T>> {
+pub const fn optional<T: ToolParam>(name: &'static str) -> ArgSpec<Option<T>, Option<T>> {
     ArgSpec { name, decode: T::decode_optional, take: arg_optional_with }
 }
 
 /// An argument with a default: absent or `null` is `None`, for the caller to put the
 /// default in its place.
-pub fn defaulted<T: ToolParam>(name: &'static str) -> ArgSpec<Option<T>, T> {
+pub const fn defaulted<T: ToolParam>(name: &'static str) -> ArgSpec<Option<T>, T> {
     ArgSpec { name, decode: T::decode, take: arg_unless_absent_with }
 }
 
@@ -139,14 +139,14 @@ pub trait ArgSpecs {
     /// The decoded values, a tuple in the same order.
     type Values;
     /// Take each argument out of `args` in order, stopping at the first that fails.
-    fn take_all(self, args: &mut JsonObject, tool: &str) -> Result<Self::Values, CallToolResult>;
+    fn take_all(&self, args: &mut JsonObject, tool: &str) -> Result<Self::Values, CallToolResult>;
 }
 
 macro_rules! arg_specs {
     ($($t:ident $v:ident $x:ident),*) => {
         impl<$($t, $v),*> ArgSpecs for ($(ArgSpec<$t, $v>,)*) {
             type Values = ($($t,)*);
-            fn take_all(self, args: &mut JsonObject, tool: &str) -> Result<Self::Values, CallToolResult> {
+            fn take_all(&self, args: &mut JsonObject, tool: &str) -> Result<Self::Values, CallToolResult> {
                 let ($($x,)*) = self;
                 Ok(($(($x.take)(args, $x.name, tool, $x.decode)?,)*))
             }
@@ -172,7 +172,7 @@ arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6,
 pub fn decode_args<S: ArgSpecs>(
     params: &mut CallToolParams,
     tool: &str,
-    specs: S,
+    specs: &S,
 ) -> Result<S::Values, CallToolOutcome> {
     let mut args = params.arguments.take().unwrap_or_default();
     specs.take_all(&mut args, tool).map_err(CallToolOutcome::from)
