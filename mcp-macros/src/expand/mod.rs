@@ -323,6 +323,40 @@ mod tests {
         assert!(!plain.contains("state_needs"), "no state, the trait's default: {plain}");
     }
 
+    /// A tool that never awaits gets no `async` block; its arguments are decoded in one
+    /// call; its definition is a static spec. An `async` tool keeps its `async` block.
+    #[test]
+    fn sync_tools_share_the_runtime_code() {
+        let sync = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                fn repeat(text: String, times: Option<u32>, #[mcp(default = false)] shout: bool) -> String {
+                    text
+                }
+            ),
+        )
+        .to_string();
+        assert!(!sync.contains("async move"), "{sync}");
+        assert!(sync.contains("sync_call"), "{sync}");
+        assert_eq!(sync.matches("decode_args").count(), 1, "{sync}");
+        assert!(sync.contains("required :: < String >") && sync.contains("optional :: < u32 >"), "{sync}");
+        assert!(sync.contains("defaulted :: < bool >"), "{sync}");
+        assert!(sync.contains("static __MCP_SPEC"), "{sync}");
+        let asynchronous = item(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                async fn fetch(url: String) -> String {
+                    url
+                }
+            ),
+        )
+        .to_string();
+        assert!(asynchronous.contains("async move"), "{asynchronous}");
+        assert!(!asynchronous.contains("sync_call"), "{asynchronous}");
+    }
+
     /// Every runtime path in an expansion starts from `crate = "..."` when it is given.
     #[test]
     fn crate_path_replaces_every_runtime_path() {

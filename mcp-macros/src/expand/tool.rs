@@ -13,66 +13,12 @@ use crate::validate::{resolve_with_input_message, task_with_input_message};
 pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     let scopes = super::scopes(model);
     let ident = &model.ident;
-    let super::Common { name, companion, setters } = super::common(model, function);
-    let annotations = annotations(model);
+    let super::Common { name, companion, .. } = super::common(model, function);
+    let spec = tool_spec(model);
 
-    let schema_params = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
-        let ty = &p.ty;
-        let wire = p.wire_name();
-        let description = match p.description() {
-            Some(d) => quote!(::core::option::Option::Some(#d)),
-            None => quote!(::core::option::Option::None),
-        };
-        if p.role == ParamRole::ContextOrArgument {
-            return quote_spanned! {ty.span()=> {
-                #[allow(unused_imports)]
-                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
-                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_schema(&mut __mcp_schema, #wire, #description);
-            }};
-        }
-        let required = types::option_inner(ty).is_none() && p.default.is_none();
-        let default = match &p.default {
-            Some(expr) => quote!(__mcp_crate::__private::default_json::<#ty>(&(#expr))),
-            None => quote!(::core::option::Option::None),
-        };
-        match types::option_inner(ty).filter(|_| p.default.is_none()) {
-            // Bound the inner type, so a missing derive on it gets the parameter message.
-            Some(inner) => quote_spanned! {inner.span()=>
-                __mcp_schema.param_optional::<#inner>(#wire, #description);
-            },
-            None => quote_spanned! {ty.span()=>
-                __mcp_schema.param::<#ty>(#wire, #description, #required, #default);
-            },
-        }
-    });
+    let param_specs = model.params.iter().filter(|p| reads_argument(p)).map(param_spec);
 
-    let arg_bindings = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
-        let ty = &p.ty;
-        let wire = p.wire_name();
-        let local = local(p);
-        let decode = match (&p.default, types::option_inner(ty)) {
-            _ if p.role == ParamRole::ContextOrArgument => quote_spanned! {ty.span()=> {
-                #[allow(unused_imports)]
-                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
-                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_bind(&__mcp_ctx, &mut __mcp_args, #wire, #name)
-            }},
-            (Some(expr), _) => quote_spanned! {ty.span()=>
-                __mcp_crate::__private::arg_or::<#ty>(&mut __mcp_args, #wire, #name, || #expr)
-            },
-            (None, Some(inner)) => quote_spanned! {inner.span()=>
-                __mcp_crate::__private::arg_optional::<#inner>(&mut __mcp_args, #wire, #name)
-            },
-            (None, None) => {
-                quote_spanned! {ty.span()=> __mcp_crate::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) }
-            }
-        };
-        quote! {
-            let #local: #ty = match #decode {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(result) => return ::core::result::Result::Ok(result.into()),
-            };
-        }
-    });
+    let arg_bindings = decode_arguments(model, &name).unwrap_or_else(|| one_by_one(model, &name));
     let injected = injected_bindings(model);
     let resolved = resolved_bindings(model);
     let call = call_user_fn(model);
@@ -85,17 +31,13 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     };
     let output_schema = match (&output_ty, model.options.output_schema) {
         (_, Some(false)) | (None, _) => quote!(::core::option::Option::None),
-        (Some(ty), _) => quote_spanned! {ty.span()=> {
+        (Some(ty), _) => quote_spanned! {ty.span()=> ::core::option::Option::Some(|| {
             #[allow(unused_imports)]
             use __mcp_crate::__private::{SchemaViaIntoTool as _, SchemaViaNeither as _, SchemaViaStructured as _};
             (&__mcp_crate::__private::RetType::<#ty>::NEW).__mcp_output_schema()
-        }},
+        })},
     };
-    let finish_definition = if model.options.inline_refs == Some(true) {
-        quote!(__mcp_crate::__private::inline_tool_refs(__mcp_tool))
-    } else {
-        quote!(__mcp_tool)
-    };
+    let inline_refs = model.options.inline_refs == Some(true);
     let resolve_check = resolve_check(model);
     let resolver_needs = resolver_collects(model);
     let resolver_needs = (!resolver_needs.is_empty()).then(
@@ -103,11 +45,6 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
     );
     let state_needs = super::state_needs(model.params.iter(), resolver_needs.unwrap_or_default());
     let uses_args = model.reads_arguments();
-    let args_decl = if uses_args {
-        quote!(let mut __mcp_args = __mcp_params.arguments.take().unwrap_or_default();)
-    } else {
-        quote!(let _ = &__mcp_params;)
-    };
     let mut_params = uses_args.then(|| quote!(mut));
     let task = task_support(model);
     let ctx_name = if task.is_some() || model.params.iter().any(|p| p.role != ParamRole::Argument) {
@@ -141,6 +78,39 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         },
     };
 
+    // A tool that never awaits runs in a plain function behind the runtime's one future
+    // type, rather than in an `async` block (a state machine for each tool).
+    let sync = !model.is_async && task.is_none() && !model.params.iter().any(|p| p.role == ParamRole::Resolve);
+    let call_fn = if sync {
+        quote! {
+            fn call(
+                __mcp_ctx: __mcp_crate::Context,
+                __mcp_params: __mcp_crate::protocol::CallToolParams,
+            ) -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::CallToolOutcome, __mcp_crate::Error>> {
+                fn __mcp_run(
+                    #ctx_name: __mcp_crate::Context,
+                    #mut_params __mcp_params: __mcp_crate::protocol::CallToolParams,
+                ) -> ::core::result::Result<__mcp_crate::protocol::CallToolOutcome, __mcp_crate::Error> {
+                    #arg_bindings
+                    #body
+                }
+                __mcp_crate::__private::sync_call(__mcp_ctx, __mcp_params, __mcp_run)
+            }
+        }
+    } else {
+        quote! {
+            fn call(
+                #ctx_name: __mcp_crate::Context,
+                #mut_params __mcp_params: __mcp_crate::protocol::CallToolParams,
+            ) -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::CallToolOutcome, __mcp_crate::Error>> {
+                ::std::boxed::Box::pin(async move {
+                    #arg_bindings
+                    #body
+                })
+            }
+        }
+    };
+
     quote! {
         #companion
 
@@ -154,33 +124,130 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 #task_const
 
                 fn definition() -> __mcp_crate::protocol::Tool {
-                    let mut __mcp_schema = __mcp_crate::__private::InputSchema::default();
-                    #(#schema_params)*
-                    let __mcp_tool = __mcp_crate::protocol::Tool::with_input_schema(#name, __mcp_schema.finish())
-                        #setters
-                        #annotations;
-                    let __mcp_tool = match #output_schema {
-                        ::core::option::Option::Some(schema) => __mcp_tool.with_output_schema(schema),
-                        ::core::option::Option::None => __mcp_tool,
+                    // Data, and one shared function that builds the definition from it.
+                    static __MCP_SPEC: __mcp_crate::__private::ToolSpec = __mcp_crate::__private::ToolSpec {
+                        name: #name,
+                        params: &[#(#param_specs),*],
+                        #spec
+                        output_schema: #output_schema,
+                        inline_refs: #inline_refs,
                     };
-                    #finish_definition
+                    __mcp_crate::__private::tool_definition(&__MCP_SPEC)
                 }
 
-                fn call(
-                    #ctx_name: __mcp_crate::Context,
-                    #mut_params __mcp_params: __mcp_crate::protocol::CallToolParams,
-                ) -> __mcp_crate::__private::BoxFuture<::core::result::Result<__mcp_crate::protocol::CallToolOutcome, __mcp_crate::Error>> {
-                    ::std::boxed::Box::pin(async move {
-                        #args_decl
-                        #(#arg_bindings)*
-                        #body
-                    })
-                }
+                #call_fn
 
                 #state_needs
             }
         };
     }
+}
+
+/// Decoding the arguments one call at a time, with the code for each in the tool (for
+/// parameters whose type decides whether they are arguments, and for long lists).
+fn one_by_one(model: &FnModel, name: &str) -> TokenStream {
+    if !model.reads_arguments() {
+        return quote!(let _ = &__mcp_params;);
+    }
+    let bindings = model.params.iter().filter(|p| reads_argument(p)).map(|p| {
+        let ty = &p.ty;
+        let wire = p.wire_name();
+        let local = local(p);
+        if let (Some(expr), false) = (&p.default, p.role == ParamRole::ContextOrArgument) {
+            // The default in a match arm rather than a closure: a closure would be one more
+            // instance of a generic function for each such parameter.
+            let decode = quote_spanned! {ty.span()=>
+                __mcp_crate::__private::arg_unless_absent::<#ty>(&mut __mcp_args, #wire, #name)
+            };
+            return quote! {
+                let #local: #ty = match #decode {
+                    ::core::result::Result::Ok(::core::option::Option::Some(value)) => value,
+                    ::core::result::Result::Ok(::core::option::Option::None) => #expr,
+                    ::core::result::Result::Err(result) => return ::core::result::Result::Ok(result.into()),
+                };
+            };
+        }
+        let decode = match (&p.default, types::option_inner(ty)) {
+            _ if p.role == ParamRole::ContextOrArgument => quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_bind(&__mcp_ctx, &mut __mcp_args, #wire, #name)
+            }},
+            (Some(_), _) => unreachable!("a defaulted argument is decoded above"),
+            (None, Some(inner)) => quote_spanned! {inner.span()=>
+                __mcp_crate::__private::arg_optional::<#inner>(&mut __mcp_args, #wire, #name)
+            },
+            (None, None) => {
+                quote_spanned! {ty.span()=> __mcp_crate::__private::arg::<#ty>(&mut __mcp_args, #wire, #name) }
+            }
+        };
+        quote! {
+            let #local: #ty = match #decode {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(result) => return ::core::result::Result::Ok(result.into()),
+            };
+        }
+    });
+    quote! {
+        let mut __mcp_args = __mcp_params.arguments.take().unwrap_or_default();
+        #(#bindings)*
+    }
+}
+
+/// Decoding the arguments in one call of the runtime's `decode_args`, with a tuple of
+/// `ArgSpec`s (each built by a function whose bound checks the parameter's type, where it
+/// is written): the decoding is then one instance of a generic function for each shape of
+/// parameter list, shared by the tools that have it. `None` when it does not apply: a
+/// parameter whose role its type decides, or more than 12 arguments.
+fn decode_arguments(model: &FnModel, name: &str) -> Option<TokenStream> {
+    let params: Vec<_> = model.params.iter().filter(|p| reads_argument(p)).collect();
+    if params.is_empty() || params.len() > 12 || params.iter().any(|p| p.role != ParamRole::Argument) {
+        return None;
+    }
+    let spec = quote!(__mcp_crate::__private::ArgSpec);
+    let option = quote!(::core::option::Option);
+    let (types, specs): (Vec<_>, Vec<_>) = params
+        .iter()
+        .map(|p| {
+            let ty = &p.ty;
+            let wire = p.wire_name();
+            match (&p.default, types::option_inner(ty)) {
+                (Some(_), _) => (
+                    quote!(#spec<#option<#ty>, #ty>),
+                    quote_spanned!(ty.span()=> __mcp_crate::__private::defaulted::<#ty>(#wire)),
+                ),
+                // Bound the inner type, so a missing derive on it gets the parameter message.
+                (None, Some(inner)) => (
+                    quote!(#spec<#option<#inner>, #option<#inner>>),
+                    quote_spanned!(inner.span()=> __mcp_crate::__private::optional::<#inner>(#wire)),
+                ),
+                (None, None) => (
+                    quote!(#spec<#ty, #ty>),
+                    quote_spanned!(ty.span()=> __mcp_crate::__private::required::<#ty>(#wire)),
+                ),
+            }
+        })
+        .unzip();
+    let locals: Vec<_> = params.iter().map(|p| local(p)).collect();
+    // A default is computed only for an absent argument, after all decoded.
+    let defaults = params.iter().filter_map(|p| {
+        let expr = p.default.as_ref()?;
+        let (ty, local) = (&p.ty, local(p));
+        Some(quote! {
+            let #local: #ty = match #local {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => #expr,
+            };
+        })
+    });
+    Some(quote! {
+        static __MCP_ARGS: (#(#types,)*) = (#(#specs,)*);
+        let (#(#locals,)*) = match __mcp_crate::__private::decode_args(&mut __mcp_params, #name, &__MCP_ARGS) {
+            ::core::result::Result::Ok(values) => values,
+            ::core::result::Result::Err(outcome) => return ::core::result::Result::Ok(outcome),
+        };
+        #(#defaults)*
+    })
 }
 
 /// Whether the parameter is (or, for `ContextOrArgument`, may be) a client argument.
@@ -249,27 +316,91 @@ fn resolve_check(model: &FnModel) -> TokenStream {
     }
 }
 
-/// `.with_annotations(ToolAnnotations::new().with_..(..))` for `annotations(...)`.
-fn annotations(model: &FnModel) -> TokenStream {
-    let Some(a) = &model.options.annotations else {
-        return TokenStream::new();
+/// One parameter's entry in the tool's `ParamSpec`s.
+fn param_spec(p: &crate::model::Param) -> TokenStream {
+    let ty = &p.ty;
+    let wire = p.wire_name();
+    let description = optional(p.description());
+    if p.role == ParamRole::ContextOrArgument {
+        // The type decides whether it is an argument: a closure that asks it.
+        return quote_spanned! {ty.span()=> __mcp_crate::__private::ParamSpec {
+            name: #wire,
+            description: #description,
+            schema: |__mcp_generator| {
+                #[allow(unused_imports)]
+                use __mcp_crate::__private::{ContextViaArgument as _, ContextViaContext as _};
+                (&__mcp_crate::__private::Slot::<#ty>::NEW).__mcp_param_schema(__mcp_generator)
+            },
+            required: true,
+            default: ::core::option::Option::None,
+        }};
+    }
+    let required = types::option_inner(ty).is_none() && p.default.is_none();
+    let default = match &p.default {
+        Some(expr) => quote_spanned! {ty.span()=>
+            ::core::option::Option::Some(|| __mcp_crate::__private::default_json::<#ty>(&(#expr)))
+        },
+        None => quote!(::core::option::Option::None),
     };
-    let mut hints = TokenStream::new();
-    if let Some(title) = &a.title {
-        hints.extend(quote!(.with_title(#title)));
+    // Bound the inner type of an `Option`, so a missing derive on it gets the parameter message.
+    let schema = match types::option_inner(ty).filter(|_| p.default.is_none()) {
+        Some(inner) => quote_spanned!(inner.span()=> __mcp_crate::__private::optional_schema_of::<#inner>),
+        None => quote_spanned!(ty.span()=> __mcp_crate::__private::schema_of::<#ty>),
+    };
+    quote! {
+        __mcp_crate::__private::ParamSpec { name: #wire, description: #description, schema: #schema, required: #required, default: #default }
     }
-    let flags = [
-        (a.read_only, quote!(with_read_only_hint)),
-        (a.destructive, quote!(with_destructive_hint)),
-        (a.idempotent, quote!(with_idempotent_hint)),
-        (a.open_world, quote!(with_open_world_hint)),
-    ];
-    for (value, setter) in flags {
-        if let Some(value) = value {
-            hints.extend(quote!(.#setter(#value)));
+}
+
+/// `Some("..")` or `None`.
+fn optional(text: Option<String>) -> TokenStream {
+    match text {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The `ToolSpec` fields for the title, description, icons, `_meta` and annotations.
+fn tool_spec(model: &FnModel) -> TokenStream {
+    let none = quote!(::core::option::Option::None);
+    let some = |value: &dyn quote::ToTokens| quote!(::core::option::Option::Some(#value));
+    let title = model.options.title.as_ref().map_or_else(|| none.clone(), |t| some(t));
+    // Doc attributes that macros compute (`#[doc = concat!(..)]`) are evaluated by the
+    // compiler, then trimmed.
+    let computed = model.options.description.is_none() && !model.doc_exprs.is_empty();
+    let description = if computed {
+        let literal = model.description().unwrap_or_default();
+        let exprs = &model.doc_exprs;
+        quote!(::core::option::Option::Some(::core::concat!(#literal, #(#exprs),*)))
+    } else {
+        optional(model.description())
+    };
+    let icons = &model.options.icons;
+    let meta = model.options.meta.as_ref().map_or_else(|| none.clone(), |m| some(m));
+    let annotations = match &model.options.annotations {
+        None => none.clone(),
+        Some(a) => {
+            let title = a.title.as_ref().map_or_else(|| none.clone(), |t| some(t));
+            let flag = |value: Option<bool>| value.map_or_else(|| none.clone(), |v| some(&v));
+            let (read_only, destructive) = (flag(a.read_only), flag(a.destructive));
+            let (idempotent, open_world) = (flag(a.idempotent), flag(a.open_world));
+            quote!(::core::option::Option::Some(__mcp_crate::__private::AnnotationsSpec {
+                title: #title,
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            }))
         }
+    };
+    quote! {
+        title: #title,
+        description: #description,
+        trim_description: #computed,
+        icons: &[#(#icons),*],
+        meta: #meta,
+        annotations: #annotations,
     }
-    quote!(.with_annotations(__mcp_crate::protocol::ToolAnnotations::new() #hints))
 }
 
 /// For each `Resolve` parameter, entering its resolver (and theirs) into `__mcp_graph`.

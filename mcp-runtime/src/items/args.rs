@@ -3,7 +3,7 @@
 //! error texts here are what a client sees when an argument is missing or malformed.
 
 use crate::Error;
-use crate::protocol::{CallToolResult, JsonObject};
+use crate::protocol::{CallToolOutcome, CallToolParams, CallToolResult, JsonObject};
 
 use super::template::Variables;
 
@@ -35,9 +35,14 @@ impl<T: serde::de::DeserializeOwned> ToolParam for T {
 /// Take the argument `name` of type `T` out of `args`; absent means JSON `null`
 /// (so `Option` parameters become `None`), and a failure is the `isError` result.
 pub fn arg<T: ToolParam>(args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult> {
+    arg_with(args, name, tool, T::decode)
+}
+
+/// [`arg`] with the decoding given.
+fn arg_with<T>(args: &mut JsonObject, name: &str, tool: &str, decode: Decode<T>) -> Result<T, CallToolResult> {
     let present = args.contains_key(name);
     let value = args.remove(name).unwrap_or(serde_json::Value::Null);
-    T::decode(value).map_err(|e| {
+    decode(value).map_err(|e| {
         if present {
             CallToolResult::error(format!("Invalid arguments for tool {tool}: `{name}`: {e}"))
         } else {
@@ -48,9 +53,18 @@ pub fn arg<T: ToolParam>(args: &mut JsonObject, name: &str, tool: &str) -> Resul
 
 /// Take the argument `name` of type `Option<T>` out of `args`: absent or `null` is `None`.
 pub fn arg_optional<T: ToolParam>(args: &mut JsonObject, name: &str, tool: &str) -> Result<Option<T>, CallToolResult> {
+    arg_optional_with(args, name, tool, T::decode_optional)
+}
+
+/// [`arg_optional`] with the decoding given.
+fn arg_optional_with<T>(
+    args: &mut JsonObject,
+    name: &str,
+    tool: &str,
+    decode: Decode<Option<T>>,
+) -> Result<Option<T>, CallToolResult> {
     let value = args.remove(name).unwrap_or(serde_json::Value::Null);
-    T::decode_optional(value)
-        .map_err(|e| CallToolResult::error(format!("Invalid arguments for tool {tool}: `{name}`: {e}")))
+    decode(value).map_err(|e| CallToolResult::error(format!("Invalid arguments for tool {tool}: `{name}`: {e}")))
 }
 
 /// Like [`arg`], but an absent (or `null`) argument takes `default()`.
@@ -64,6 +78,104 @@ pub fn arg_or<T: ToolParam>(
         None | Some(serde_json::Value::Null) => Ok(default()),
         Some(_) => arg(args, name, tool),
     }
+}
+
+/// Like [`arg`], but an absent (or `null`) argument is `None`, for the caller to put
+/// the parameter's default in its place. (What [`arg_or`] does, without a closure: the
+/// macros use this one, so a tool's default adds no instance of a generic function.)
+pub fn arg_unless_absent<T: ToolParam>(
+    args: &mut JsonObject,
+    name: &str,
+    tool: &str,
+) -> Result<Option<T>, CallToolResult> {
+    arg_unless_absent_with(args, name, tool, T::decode)
+}
+
+/// [`arg_unless_absent`] with the decoding given.
+fn arg_unless_absent_with<T>(
+    args: &mut JsonObject,
+    name: &str,
+    tool: &str,
+    decode: Decode<T>,
+) -> Result<Option<T>, CallToolResult> {
+    match args.get(name) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(_) => arg_with(args, name, tool, decode).map(Some),
+    }
+}
+
+/// A tool's argument as the macros describe it: its name and how it is decoded, as
+/// [`arg`], [`arg_optional`] or [`arg_unless_absent`] would. Built by [`required`],
+/// [`optional`] and [`defaulted`], which check the type; [`decode_args`] reads a tuple
+/// of them, in one instance of a generic function for each shape of parameter list
+/// (rather than code for each argument of each tool).
+pub struct ArgSpec<T, V> {
+    name: &'static str,
+    decode: Decode<V>,
+    take: fn(&mut JsonObject, &str, &str, Decode<V>) -> Result<T, CallToolResult>,
+}
+
+/// Decoding a parameter type from the argument's JSON.
+type Decode<V> = fn(serde_json::Value) -> Result<V, serde_json::Error>;
+
+/// A required argument of type `T` (absent is JSON `null`, as for [`arg`]).
+pub const fn required<T: ToolParam>(name: &'static str) -> ArgSpec<T, T> {
+    ArgSpec { name, decode: T::decode, take: arg_with }
+}
+
+/// An `Option<T>` argument: absent or `null` is `None`.
+pub const fn optional<T: ToolParam>(name: &'static str) -> ArgSpec<Option<T>, Option<T>> {
+    ArgSpec { name, decode: T::decode_optional, take: arg_optional_with }
+}
+
+/// An argument with a default: absent or `null` is `None`, for the caller to put the
+/// default in its place.
+pub const fn defaulted<T: ToolParam>(name: &'static str) -> ArgSpec<Option<T>, T> {
+    ArgSpec { name, decode: T::decode, take: arg_unless_absent_with }
+}
+
+/// A tuple of [`ArgSpec`]s, up to 12 (the macros decode longer lists one argument at a time).
+pub trait ArgSpecs {
+    /// The decoded values, a tuple in the same order.
+    type Values;
+    /// Take each argument out of `args` in order, stopping at the first that fails.
+    fn take_all(&self, args: &mut JsonObject, tool: &str) -> Result<Self::Values, CallToolResult>;
+}
+
+macro_rules! arg_specs {
+    ($($t:ident $v:ident $x:ident),*) => {
+        impl<$($t, $v),*> ArgSpecs for ($(ArgSpec<$t, $v>,)*) {
+            type Values = ($($t,)*);
+            fn take_all(&self, args: &mut JsonObject, tool: &str) -> Result<Self::Values, CallToolResult> {
+                let ($($x,)*) = self;
+                Ok(($(($x.take)(args, $x.name, tool, $x.decode)?,)*))
+            }
+        }
+    };
+}
+
+arg_specs!(T0 V0 a0);
+arg_specs!(T0 V0 a0, T1 V1 a1);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6, T7 V7 a7);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6, T7 V7 a7, T8 V8 a8);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6, T7 V7 a7, T8 V8 a8, T9 V9 a9);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6, T7 V7 a7, T8 V8 a8, T9 V9 a9, T10 V10 a10);
+arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6, T7 V7 a7, T8 V8 a8, T9 V9 a9, T10 V10 a10, T11 V11 a11);
+
+/// A tool call's arguments decoded as `specs` describe, or the `isError` result for
+/// the first that is missing or malformed.
+pub fn decode_args<S: ArgSpecs>(
+    params: &mut CallToolParams,
+    tool: &str,
+    specs: &S,
+) -> Result<S::Values, CallToolOutcome> {
+    let mut args = params.arguments.take().unwrap_or_default();
+    specs.take_all(&mut args, tool).map_err(CallToolOutcome::from)
 }
 
 /// A prompt argument or URI template variable type: parsed from its string form.
@@ -172,6 +284,12 @@ mod tests {
         assert_eq!(arg_or::<u32>(&mut args, "a", "t", || 7).ok(), Some(7));
         assert_eq!(arg_or::<u32>(&mut args, "b", "t", || 7).ok(), Some(2));
         assert_eq!(arg_or::<u32>(&mut args, "c", "t", || 7).ok(), Some(7));
+        let mut args = object(json!({"a": null, "b": 2, "bad": "x"}));
+        assert_eq!(arg_unless_absent::<u32>(&mut args, "a", "t").ok(), Some(None));
+        assert_eq!(arg_unless_absent::<u32>(&mut args, "b", "t").ok(), Some(Some(2)));
+        assert!(!args.contains_key("b"), "a present argument is taken out");
+        assert_eq!(arg_unless_absent::<u32>(&mut args, "c", "t").ok(), Some(None));
+        assert!(arg_unless_absent::<u32>(&mut args, "bad", "t").is_err());
     }
 
     #[test]

@@ -40,7 +40,11 @@ pub(crate) mod run_task;
 pub(crate) mod schema;
 pub mod scopes;
 mod standard_formats;
+#[cfg(feature = "macros")]
+pub(crate) mod sync_call;
 pub mod template;
+#[cfg(feature = "macros")]
+pub(crate) mod tool_spec;
 
 pub use dynamic::{AddToolError, DynamicTool};
 pub use inline_refs::inline_refs;

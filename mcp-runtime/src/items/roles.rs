@@ -26,7 +26,7 @@ use std::marker::PhantomData;
 
 use super::args::{StrParam, ToolParam, arg, missing_arg, prompt_arg};
 use super::resolver_args::ToolArg;
-use super::schema::{InputSchema, ToolParamSchema};
+use super::schema::ToolParamSchema;
 use crate::handler::{State, StateNeeds};
 use crate::protocol::{CallToolResult, JsonObject, PromptArgument};
 use crate::{Context, Error};
@@ -54,8 +54,8 @@ pub trait ContextViaContext {
         name: &str,
         tool: &str,
     ) -> Result<Self::Value, CallToolResult>;
-    /// Tools: nothing, the context is not an argument.
-    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>);
+    /// Tools: no schema, the context is not an argument.
+    fn __mcp_param_schema(&self, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
     /// Prompts: no argument in the definition.
     fn __mcp_prompt_argument(&self, name: &str, description: Option<&str>) -> Option<PromptArgument>;
     /// Prompts: a clone of the request context or of the state.
@@ -73,7 +73,9 @@ impl ContextViaContext for Slot<Context> {
         Ok(ctx.clone())
     }
 
-    fn __mcp_schema(&self, _: &mut InputSchema, _: &str, _: Option<&str>) {}
+    fn __mcp_param_schema(&self, _: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        None
+    }
 
     fn __mcp_prompt_argument(&self, _: &str, _: Option<&str>) -> Option<PromptArgument> {
         None
@@ -101,7 +103,9 @@ impl<T: Clone + Send + Sync + 'static> ContextViaContext for Slot<State<T>> {
         state::<T>(ctx).cloned().map_err(CallToolResult::error)
     }
 
-    fn __mcp_schema(&self, _: &mut InputSchema, _: &str, _: Option<&str>) {}
+    fn __mcp_param_schema(&self, _: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        None
+    }
 
     fn __mcp_prompt_argument(&self, _: &str, _: Option<&str>) -> Option<PromptArgument> {
         None
@@ -122,8 +126,8 @@ pub trait ContextViaArgument<T> {
     fn __mcp_bind(&self, ctx: &Context, args: &mut JsonObject, name: &str, tool: &str) -> Result<T, CallToolResult>
     where
         T: ToolParam;
-    /// Tools: its entry in the input schema.
-    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>)
+    /// Tools: its schema in the input schema (required: a `Context` type is not an `Option`).
+    fn __mcp_param_schema(&self, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>
     where
         T: ToolParamSchema;
     /// Prompts: its entry in the definition (required: a `Context` type is not an `Option`).
@@ -146,11 +150,11 @@ impl<T> ContextViaArgument<T> for &Slot<T> {
         arg::<T>(args, name, tool)
     }
 
-    fn __mcp_schema(&self, schema: &mut InputSchema, name: &str, description: Option<&str>)
+    fn __mcp_param_schema(&self, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>
     where
         T: ToolParamSchema,
     {
-        schema.param::<T>(name, description, true, None);
+        Some(T::schema(generator))
     }
 
     fn __mcp_prompt_argument(&self, name: &str, description: Option<&str>) -> Option<PromptArgument> {
@@ -248,13 +252,9 @@ mod tests {
 
     #[test]
     fn a_user_type_named_context_is_an_argument() {
-        let mut schema = InputSchema::default();
-        (&Slot::<Context>::NEW).__mcp_schema(&mut schema, "context", None);
-        (&Slot::<crate::Context>::NEW).__mcp_schema(&mut schema, "ctx", None);
-        let schema = schema.finish();
-        let properties = schema.get("properties").and_then(|p| p.as_object()).expect("properties");
-        assert!(properties.contains_key("context"));
-        assert!(!properties.contains_key("ctx"), "mcp::Context is not an argument");
+        let mut generator = schemars::SchemaGenerator::default();
+        assert!((&Slot::<Context>::NEW).__mcp_param_schema(&mut generator).is_some());
+        assert!((&Slot::<crate::Context>::NEW).__mcp_param_schema(&mut generator).is_none(), "not an argument");
     }
 
     fn request_context() -> crate::Context {

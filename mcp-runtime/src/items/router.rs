@@ -53,13 +53,24 @@ pub(crate) struct Items {
 
 impl Items {
     pub(crate) fn add_tool<T: ToolDef>(&mut self) {
-        let tool = T::definition();
+        // Everything but reading the item is shared, so each tool adds only this call.
+        self.add_tool_parts(T::definition(), T::call, T::SCOPES, T::TASK, T::state_needs);
+    }
+
+    fn add_tool_parts(
+        &mut self,
+        tool: Tool,
+        call: ToolCall,
+        scopes: Scopes,
+        task: TaskSupport,
+        state_needs: fn(&mut StateNeeds),
+    ) {
         let taken = self.dynamic_tools.iter().any(|d| d.name() == tool.name);
-        if taken || self.tool_calls.insert(tool.name.clone(), (T::call, T::SCOPES, T::TASK)).is_some() {
+        if taken || self.tool_calls.insert(tool.name.clone(), (call, scopes, task)).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
         }
-        self.need_state(ItemKind::Tool, &tool.name, T::state_needs);
+        self.need_state(ItemKind::Tool, &tool.name, state_needs);
         self.tools.push(tool);
     }
 

@@ -62,6 +62,22 @@ impl InputSchema {
         self.insert(schema, name, description, false, None);
     }
 
+    /// Add the parameter `name` whose schema `schema_of` gives, if it gives one (a
+    /// [`ToolSpec`](super::tool_spec::ToolSpec)'s parameter). `default` is asked only then.
+    pub(crate) fn param_from(
+        &mut self,
+        schema_of: super::tool_spec::SchemaFn,
+        name: &str,
+        description: Option<&str>,
+        required: bool,
+        default: Option<fn() -> Option<serde_json::Value>>,
+    ) {
+        if let Some(schema) = schema_of(&mut self.generator) {
+            let default = default.and_then(|default| default());
+            self.insert(schema, name, description, required, default);
+        }
+    }
+
     fn insert(
         &mut self,
         schema: schemars::Schema,
