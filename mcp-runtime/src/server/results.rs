@@ -54,18 +54,15 @@ fn encode<T: serde::Serialize>(value: &T) -> Result<String, Error> {
 }
 
 /// What the span records about a finished result, so that telemetry need not parse it.
-pub(crate) fn shape_of(reply: &Reply) -> ResultShape {
+fn shape_of(reply: &Reply) -> ResultShape {
     match reply {
         Reply::Complete { result, .. } => {
             ResultShape::Complete { tool_error: result.get("isError").and_then(Value::as_bool) == Some(true) }
         }
         Reply::InputRequired(ir) => ResultShape::InputRequired {
             // Only a span that records them needs the keys.
-            keys: (!tracing::Span::current().is_disabled()).then(|| {
-                let mut keys: Vec<&str> = ir.input_requests.iter().flat_map(|r| r.keys()).map(String::as_str).collect();
-                keys.sort_unstable();
-                keys.join(",")
-            }),
+            keys: (!tracing::Span::current().is_disabled())
+                .then(|| crate::telemetry::joined_keys(ir.input_requests.iter().flat_map(|r| r.keys()))),
         },
         Reply::Task(_) => ResultShape::Task,
     }

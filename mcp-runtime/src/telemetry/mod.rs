@@ -120,10 +120,14 @@ pub(crate) fn server_code_is_error(code: i32) -> bool {
 
 /// The input request keys of an `input_required` result, comma-separated.
 pub(crate) fn input_request_keys(result: &serde_json::Value) -> Option<String> {
-    let requests = result.get("inputRequests")?.as_object()?;
-    let mut keys: Vec<&str> = requests.keys().map(String::as_str).collect();
+    Some(joined_keys(result.get("inputRequests")?.as_object()?.keys()))
+}
+
+/// Keys as `mcp.input_required.keys` records them: sorted, comma-separated.
+pub(crate) fn joined_keys<'a>(keys: impl Iterator<Item = &'a String>) -> String {
+    let mut keys: Vec<&str> = keys.map(String::as_str).collect();
     keys.sort_unstable();
-    Some(keys.join(","))
+    keys.join(",")
 }
 
 /// Whether a result is an `input_required` one.
