@@ -95,7 +95,10 @@ impl<'de> Deserialize<'de> for InputRequest {
 }
 
 /// One answer, under the key of the question it answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Read as an untagged enum would (the first variant that accepts the answer), but from
+/// a JSON tree instead of serde's buffered copy of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum InputResponse {
     /// Answer to `elicitation/create`.
@@ -106,7 +109,28 @@ pub enum InputResponse {
     ListRoots(ListRootsResult),
 }
 
+impl<'de> Deserialize<'de> for InputResponse {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        InputResponse::from_value(&Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
 impl InputResponse {
+    /// Read an answer from its JSON: the first of elicitation, sampling and roots that
+    /// accepts it (the order `#[serde(untagged)]` would try).
+    pub(crate) fn from_value(value: &Value) -> Result<Self, &'static str> {
+        if let Ok(answer) = ElicitResult::deserialize(value) {
+            return Ok(InputResponse::Elicit(answer));
+        }
+        if let Ok(answer) = CreateMessageResult::deserialize(value) {
+            return Ok(InputResponse::Sample(answer));
+        }
+        if let Ok(answer) = ListRootsResult::deserialize(value) {
+            return Ok(InputResponse::ListRoots(answer));
+        }
+        Err("data did not match any variant of untagged enum InputResponse")
+    }
+
     /// The elicitation answer, if this is one.
     pub fn as_elicit(&self) -> Option<&ElicitResult> {
         match self {

@@ -198,6 +198,51 @@ pub struct CallToolParams {
     pub request_state: Option<String>,
 }
 
+impl CallToolParams {
+    /// Read the params of a `tools/call` from their JSON object, moving the arguments and
+    /// answers out of it instead of copying them into new maps (what deserializing from a
+    /// tree does). It accepts and refuses what `Deserialize` does, with the same messages.
+    pub fn from_object(object: JsonObject) -> Result<Self, serde_json::Error> {
+        let mut params = CallToolParams::default();
+        let mut named = false;
+        for (key, value) in object {
+            match key.as_str() {
+                "_meta" => params.meta = Option::<RequestMeta>::deserialize(value)?,
+                "name" => {
+                    params.name = String::deserialize(value)?;
+                    named = true;
+                }
+                "arguments" => {
+                    params.arguments = match value {
+                        Value::Object(arguments) => Some(arguments),
+                        other => Option::<JsonObject>::deserialize(other)?,
+                    }
+                }
+                "inputResponses" => params.input_responses = input_responses(value)?,
+                "requestState" => params.request_state = Option::<String>::deserialize(value)?,
+                _ => {}
+            }
+        }
+        if !named {
+            return Err(serde::de::Error::missing_field("name"));
+        }
+        Ok(params)
+    }
+}
+
+/// `inputResponses` read from its tree, each answer from its own value.
+pub(crate) fn input_responses(value: Value) -> Result<Option<InputResponses>, serde_json::Error> {
+    let Value::Object(answers) = value else {
+        return Option::<InputResponses>::deserialize(value);
+    };
+    let mut read = InputResponses::new();
+    for (key, answer) in answers {
+        let answer = super::InputResponse::from_value(&answer).map_err(serde::de::Error::custom)?;
+        read.insert(key, answer);
+    }
+    Ok(Some(read))
+}
+
 /// The result of a tool call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -232,5 +277,91 @@ impl CallToolResult {
     /// A failed result (`isError: true`) with one text block.
     pub fn error(text: impl Into<String>) -> Self {
         CallToolResult { content: vec![ContentBlock::text(text)], is_error: Some(true), ..Default::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::InputResponse;
+    use serde_json::json;
+
+    /// What `from_object` must match: the derived reading through a tree.
+    fn derived(value: &Value) -> Result<CallToolParams, String> {
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn from_object_reads_and_refuses_what_deserialize_does() {
+        let elicit = json!({"action": "accept", "content": {"region": "eu-west-1"}});
+        let sample = json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"});
+        let roots = json!({"roots": [{"uri": "file:///tmp"}]});
+        let cases = [
+            json!({"name": "echo"}),
+            json!({"name": "echo", "arguments": {"text": "hello", "n": [1, 2.5, {"x": null}]}}),
+            json!({"name": "echo", "arguments": null, "inputResponses": null, "requestState": null, "_meta": null}),
+            json!({"name": "echo", "unknown": {"deep": [1]}, "_meta": {"progressToken": 7}}),
+            json!({"name": "p", "inputResponses": {"a": elicit, "b": sample, "c": roots}, "requestState": "v1.x"}),
+            json!({"name": "p", "inputResponses": {"a": {"action": "decline"}}}),
+            // Refused: each with the message the derived reading gives.
+            json!({}),
+            json!({"arguments": {}}),
+            json!({"name": 7}),
+            json!({"name": null}),
+            json!({"name": "echo", "arguments": "text"}),
+            json!({"name": "echo", "arguments": [1]}),
+            json!({"name": "echo", "requestState": 5}),
+            json!({"name": "echo", "inputResponses": [1]}),
+            json!({"name": "echo", "inputResponses": {"a": 1}}),
+            json!({"name": "echo", "inputResponses": {"a": {"action": "maybe"}}}),
+            json!({"name": "echo", "_meta": "x"}),
+        ];
+        for case in cases {
+            let Value::Object(object) = case.clone() else { panic!("cases are objects") };
+            let ours = CallToolParams::from_object(object).map_err(|e| e.to_string());
+            assert_eq!(ours, derived(&case), "{case}");
+        }
+    }
+
+    /// The untagged enum `InputResponse` used to be (same name, so the same messages);
+    /// its hand-written reading must agree.
+    mod untagged {
+        use crate::protocol::{CreateMessageResult, ElicitResult, ListRootsResult};
+
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(untagged)]
+        pub(super) enum InputResponse {
+            Elicit(ElicitResult),
+            Sample(CreateMessageResult),
+            ListRoots(ListRootsResult),
+        }
+    }
+
+    #[test]
+    fn input_responses_pick_the_variant_an_untagged_enum_picks() {
+        let cases = [
+            json!({"action": "accept", "content": {"a": 1}}),
+            json!({"action": "cancel"}),
+            json!({"role": "assistant", "content": {"type": "text", "text": "t"}, "model": "m"}),
+            json!({"roots": []}),
+            // Both an elicitation answer and a sampling one: the first variant wins.
+            json!({"action": "accept", "role": "user", "content": {"type": "text", "text": "t"}, "model": "m"}),
+            // Not an elicitation answer (bad action), but a sampling one.
+            json!({"action": 3, "role": "user", "content": {"type": "text", "text": "t"}, "model": "m"}),
+            json!({"nothing": true}),
+            json!(null),
+            json!("accept"),
+        ];
+        for case in cases {
+            let ours = serde_json::from_value::<InputResponse>(case.clone()).map_err(|e| e.to_string());
+            let untagged = serde_json::from_value::<untagged::InputResponse>(case.clone())
+                .map_err(|e| e.to_string())
+                .map(|u| match u {
+                    untagged::InputResponse::Elicit(r) => InputResponse::Elicit(r),
+                    untagged::InputResponse::Sample(r) => InputResponse::Sample(r),
+                    untagged::InputResponse::ListRoots(r) => InputResponse::ListRoots(r),
+                });
+            assert_eq!(ours, untagged, "{case}");
+        }
     }
 }

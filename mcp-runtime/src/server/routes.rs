@@ -120,6 +120,12 @@ pub(crate) fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T
         .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
 }
 
+/// [`parse`] for `tools/call`, the hot path: its arguments are moved, not rebuilt.
+fn parse_call(params: Option<JsonObject>) -> Result<CallToolParams, Error> {
+    CallToolParams::from_object(params.unwrap_or_default())
+        .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
+}
+
 fn ready(result: Result<Reply, Error>) -> BoxFuture<Result<Reply, Error>> {
     Box::pin(std::future::ready(result))
 }
@@ -147,11 +153,12 @@ fn carrier<P, R>(
     handler: &Option<MethodHandler<P, Outcome<R>>>,
     ctx: RequestContext,
     params: Option<JsonObject>,
+    parse: fn(Option<JsonObject>) -> Result<P, Error>,
     finish: fn(R) -> Result<Reply, Error>,
     tasks: bool,
 ) -> BoxFuture<Result<Reply, Error>>
 where
-    P: DeserializeOwned + Send + 'static,
+    P: Send + 'static,
     R: Send + 'static,
 {
     let Some(handler) = handler.clone() else { return ready(Err(Error::internal("handler missing"))) };
@@ -189,13 +196,14 @@ impl Handler for Routes {
                     Ok(Reply::Complete { result, cacheable: false })
                 })
             }
-            Route::CallTool => carrier(&h.call_tool, ctx, params, |result| Reply::plain(&result), true),
-            Route::GetPrompt => carrier(&h.get_prompt, ctx, params, |result| Reply::plain(&result), false),
+            Route::CallTool => carrier(&h.call_tool, ctx, params, parse_call, |result| Reply::plain(&result), true),
+            Route::GetPrompt => carrier(&h.get_prompt, ctx, params, parse, |result| Reply::plain(&result), false),
             Route::Tasks => Box::pin(super::tasks::serve(ctx, method, params)),
             Route::ReadResource => carrier(
                 &h.read_resource,
                 ctx,
                 params,
+                parse,
                 |result| {
                     if result.contents.is_empty() {
                         tracing::warn!("resources/read handler returned no contents");
