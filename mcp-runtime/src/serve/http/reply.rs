@@ -90,16 +90,22 @@ fn required_scopes(frame: &str) -> Vec<String> {
 }
 
 pub(super) fn accepts(headers: &http::HeaderMap, wanted: &[&str]) -> bool {
-    let accept: Vec<String> = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|part| part.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
-        .collect();
+    // Media ranges compared in place, without lowercased copies: this runs on every POST.
+    let ranges = || {
+        headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|part| part.split(';').next().unwrap_or_default().trim())
+    };
     wanted.iter().all(|want| {
         let family = want.split('/').next().unwrap_or_default();
-        accept.iter().any(|a| a == want || a == "*/*" || *a == format!("{family}/*"))
+        ranges().any(|range| {
+            range.eq_ignore_ascii_case(want)
+                || range == "*/*"
+                || range.split_once('/').is_some_and(|(kind, sub)| sub == "*" && kind.eq_ignore_ascii_case(family))
+        })
     })
 }
 
@@ -115,4 +121,39 @@ pub(super) fn sse_response(body: HttpBody, status: Option<StatusCode>) -> Respon
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&str]) -> http::HeaderMap {
+        let mut map = http::HeaderMap::new();
+        for v in values {
+            map.append(header::ACCEPT, HeaderValue::from_str(v).expect("test header"));
+        }
+        map
+    }
+
+    #[test]
+    fn accepts_reads_media_ranges_case_blind_with_wildcards_and_parameters() {
+        let both = ["application/json", "text/event-stream"];
+        let cases: [(&[&str], bool); 10] = [
+            (&["application/json, text/event-stream"], true),
+            (&["Application/JSON;q=0.9 ,  TEXT/Event-Stream"], true),
+            (&["application/json", "text/event-stream"], true),
+            (&["*/*"], true),
+            (&["application/*, text/*"], true),
+            (&["APPLICATION/*;q=1, text/event-stream"], true),
+            (&["application/json"], false),
+            (&["text/*"], false),
+            (&["application/jsonx, text/event-stream"], false),
+            (&[], false),
+        ];
+        for (values, expected) in cases {
+            assert_eq!(accepts(&headers(values), &both), expected, "{values:?}");
+        }
+        assert!(accepts(&headers(&["text/event-stream;charset=utf-8"]), &["text/event-stream"]));
+        assert!(!accepts(&headers(&["text/plain"]), &["text/event-stream"]));
+    }
 }
