@@ -38,10 +38,7 @@ source "$root/scripts/lib/procs.sh"
 
 server_pid=""
 cleanup() {
-  if [[ -n "$server_pid" ]]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  stop_processes "$server_pid"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -207,13 +207,7 @@ chmod 700 "$work"
 server_pid=""
 as_pid=""
 cleanup() {
-  local pid
-  for pid in "$server_pid" "$as_pid"; do
-    if [[ -n "$pid" ]]; then
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-    fi
-  done
+  stop_processes "$server_pid" "$as_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -167,13 +167,7 @@ chmod 755 "$prefix"
 server_pid=""
 nginx_pid=""
 cleanup() {
-  local pid
-  for pid in "$server_pid" "$nginx_pid"; do
-    if [[ -n "$pid" ]]; then
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-    fi
-  done
+  stop_processes "$server_pid" "$nginx_pid"
   rm -rf "$prefix"
 }
 trap cleanup EXIT

@@ -62,13 +62,7 @@ source "$root/scripts/lib/procs.sh"
 server_pid=""
 redis_pid=""
 cleanup() {
-  local pid
-  for pid in "$server_pid" "$redis_pid"; do
-    if [[ -n "$pid" ]]; then
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-    fi
-  done
+  stop_processes "$server_pid" "$redis_pid"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

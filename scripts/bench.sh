@@ -139,12 +139,13 @@ if awk -v l="$load1" 'BEGIN { exit !(l > 0.5) }'; then
   echo "bench: warning: load average $load1 before the runs; other work on the machine skews the results" >&2
 fi
 
+# free_port, wait_for_port, stop_processes
+# shellcheck source=lib/procs.sh
+source "$root/scripts/lib/procs.sh"
+
 server_pid=""
 cleanup() {
-  if [[ -n "$server_pid" ]]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  stop_processes "$server_pid"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -167,9 +168,6 @@ die() {
   echo "bench: $*" >&2
   exit 1
 }
-# free_port, wait_for_port
-# shellcheck source=lib/procs.sh
-source "$root/scripts/lib/procs.sh"
 
 run_count=0
 # run_one SERVER MODE TRANSPORT ERA CONCURRENCY ROUND: one loadgen run; appends a line.

@@ -1,5 +1,5 @@
-# Sourced by the scripts that run servers and tools as processes (lb.sh, scaleout.sh,
-# bench.sh, bench-redis.sh). The sourcing script defines `die MESSAGE` (and, for
+# Sourced by the scripts that run servers and tools as processes (lb.sh, scaleout.sh and
+# the bench*.sh scripts). The sourcing script defines `die MESSAGE` (and, for
 # `wait_ready`, the associative array `pids` and the log directory `out`).
 
 # need BINARY PACKAGE: print BINARY's path (on the PATH or in /usr/sbin), installing the
@@ -23,6 +23,17 @@ need() {
     [ -x "$found" ] || die "$package did not install"
   fi
   echo "$found"
+}
+
+# stop_processes PID...: stop each process given (empty arguments are skipped) and reap it;
+# the cleanup of every script that starts servers.
+stop_processes() {
+  local pid
+  for pid in "$@"; do
+    [[ -n "$pid" ]] || continue
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
 }
 
 # listening PORT: whether something accepts connections on 127.0.0.1:PORT.
