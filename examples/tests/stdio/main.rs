@@ -4,3 +4,4 @@
 mod hostile;
 mod legacy;
 mod modern;
+mod streams;

@@ -80,6 +80,16 @@ fn pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::
     let input = io::stdin().as_fd().try_clone_to_owned().ok()?;
     let output = io::stdout().as_fd().try_clone_to_owned().ok()?;
     let reader = tokio::net::unix::pipe::Receiver::from_file(std::fs::File::from(input)).ok()?;
-    let writer = tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(output)).ok()?;
-    Some((reader, writer))
+    match tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(output)) {
+        Ok(writer) => Some((reader, writer)),
+        Err(_) => {
+            // stdin is now non-blocking, and that flag lives on the file description the
+            // fallback (and the process that spawned us) reads too: put it back, or the
+            // fallback's first read of an empty pipe fails with `WouldBlock`.
+            if let Err(e) = reader.into_blocking_fd() {
+                tracing::warn!(error = %e, "could not make stdin blocking again");
+            }
+            None
+        }
+    }
 }
