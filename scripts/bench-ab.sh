@@ -3,14 +3,14 @@
 # concurrency 16), in rounds, every binary once per round in turn so that drift of the
 # machine hits them alike; prints each run and the medians. It is how the before/after
 # figures of an optimization are taken: save the release binaries of each step (for
-# example `cp target/release/echo /tmp/echo-before`), then
+# example `cp target/release/echo /tmp/echo-before`; `cargo build --release -p mcp-bench-ours`), then
 #
 #   scripts/bench-ab.sh plain 3 /tmp/echo-before target/release/echo "target/release/echo|--workers 1"
-#   scripts/bench-ab.sh mrtr 3 /tmp/provisioner-before target/release/provisioner
+#   scripts/bench-ab.sh mrtr 3 /tmp/provision-before target/release/provision
 #
 # A server is `BIN` or `BIN|EXTRA ARGS` (added after `http 127.0.0.1:PORT`). `plain` calls
 # `echo {"text":"hello"}`, `mrtr` calls `provision {"name":"orders"}` with one elicitation
-# (the `echo` and `provisioner` binaries). Run it on a quiet machine: other work on the
+# (the `echo` and `provision` binaries). Run it on a quiet machine: other work on the
 # cores lowers calls/s far more than any change measured here.
 #
 # Settings (environment): AB_DURATION=3 measured seconds, AB_WARMUP=1 warm-up seconds.

@@ -2,7 +2,9 @@
 # Benchmarks our servers against three peers with one neutral load generator (`loadgen`) and
 # writes BENCHMARKS.md at the repository root.
 #
-#   ours        our `echo` server (bench/servers; plain calls) and `provisioner` example (MRTR calls)
+#   ours        bench/ours: our `echo` (plain calls) and `provision` (MRTR calls) servers, built
+#               with mcp's default features only, as a user's server is (the examples link
+#               oauth, redis and otel too, which a peak-RSS comparison would measure instead)
 #   rmcp        bench/peers/rmcp-echo: rmcp (the official Rust SDK) 3.11 from crates.io
 #   python      bench/peers/python: the official Python SDK, mcp==2.3.0 (in .tools/pyvenv)
 #   typescript  bench/peers/typescript: the official TypeScript SDK's v2 line,
@@ -97,11 +99,13 @@ done
 
 # ---- builds -------------------------------------------------------------------------------
 
-echo "== building (release): echo, provisioner, loadgen; the rmcp peer"
-cargo build --release -q -p mcp-bench-servers -p mcp-examples -p mcp-loadgen --bin echo --bin provisioner --bin loadgen
+echo "== building (release): echo, provision, loadgen; the rmcp peer"
+# Only these two packages: cargo unifies `mcp`'s features over the packages of one build,
+# and any that needs more of `mcp` would link it into our servers.
+cargo build --release -q -p mcp-bench-ours -p mcp-loadgen --bin echo --bin provision --bin loadgen
 cargo build --release -q --manifest-path "$rmcp_manifest"
 ours_echo="$target_dir/release/echo"
-ours_provisioner="$target_dir/release/provisioner"
+ours_provision="$target_dir/release/provision"
 loadgen="$target_dir/release/loadgen"
 
 # shellcheck source=scripts/lib/pyvenv.sh
@@ -154,7 +158,7 @@ trap 'exit 130' INT TERM
 server_command() {
   case "$1/$2" in
     ours/plain) cmd=("$ours_echo") ;;
-    ours/mrtr) cmd=("$ours_provisioner") ;;
+    ours/mrtr) cmd=("$ours_provision") ;;
     rmcp/*) cmd=("$rmcp_bin") ;;
     python/plain) cmd=("$py" "$root/bench/peers/python/echo_server.py") ;;
     python/mrtr) cmd=("$py" "$root/bench/peers/python/provision_server.py") ;;

@@ -215,8 +215,8 @@ def report(bench_dir, out_path):
         "on the machine shows up as noise."
     )
     L.append(
-        f"- Versions: ours {meta.get('ours')} (`echo` from `bench/servers` and the `provisioner` example, "
-        "release build), "
+        f"- Versions: ours {meta.get('ours')} (`echo` and `provision` from `bench/ours`, "
+        "release build with `mcp`'s default features), "
         f"rmcp {meta.get('rmcp')} (`bench/peers/rmcp-echo`, release build), "
         f"{meta.get('rustc')}; Python SDK `mcp` {meta.get('python_sdk')} "
         f"(`bench/peers/python`, Python {meta.get('python')}, uvicorn {meta.get('uvicorn')})"

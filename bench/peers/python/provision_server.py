@@ -3,7 +3,7 @@
 One tool, `provision {name}`, that needs the user: an `Elicit` dependency asks "Which region
 should NAME live in?" (`{region}`) and the tool answers "Provisioned 'NAME' in REGION.". The
 multi-round (MRTR) target `scripts/bench.sh` drives with `loadgen --mode mrtr`, like our
-`provisioner` example and `bench/peers/rmcp-echo`.
+`provision` (`bench/ours`, the `provisioner` example's tool) and `bench/peers/rmcp-echo`.
 
 Through the SDK's `Resolve` the same tool serves both eras:
 

@@ -1,6 +1,6 @@
 //! The `echo` server with the features `scripts/bench-features.sh` measures: the same tool,
-//! `echo {text}`, as `echo` (which `scripts/bench.sh` compares with the peers and which
-//! links none of this, so its memory stays comparable).
+//! `echo {text}`, as `bench/ours`'s `echo` (which `scripts/bench.sh` compares with the peers:
+//! its package links none of this, so its memory stays comparable).
 //!
 //! Run it with `echo_features stdio` or `echo_features http 127.0.0.1:8000`. Request-state keys and ttl come
 //! from `MCP_REQUEST_STATE_KEYS` / `MCP_REQUEST_STATE_TTL` like the example servers (the tool
