@@ -80,10 +80,21 @@ struct InputRequestWire {
     params: Option<Value>,
 }
 
+/// Written field by field, straight from the params (the same bytes as `InputRequestWire`
+/// of [`params_value`](InputRequest::params_value), without building that tree first).
 impl Serialize for InputRequest {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let params = self.params_value().map_err(serde::ser::Error::custom)?;
-        InputRequestWire { method: self.method().to_owned(), params }.serialize(serializer)
+        use serde::ser::SerializeStruct;
+        let has_params = !matches!(self, InputRequest::ListRoots(None));
+        let mut wire = serializer.serialize_struct("InputRequest", 1 + usize::from(has_params))?;
+        wire.serialize_field("method", self.method())?;
+        match self {
+            InputRequest::Elicit(params) => wire.serialize_field("params", params)?,
+            InputRequest::Sample(params) => wire.serialize_field("params", params)?,
+            InputRequest::ListRoots(Some(params)) => wire.serialize_field("params", params)?,
+            InputRequest::ListRoots(None) => wire.skip_field("params")?,
+        }
+        wire.end()
     }
 }
 
@@ -290,3 +301,62 @@ pub type CallToolOutcome = Outcome<super::CallToolResult>;
 pub type GetPromptOutcome = Outcome<super::GetPromptResult>;
 /// `resources/read` outcome.
 pub type ReadResourceOutcome = Outcome<super::ReadResourceResult>;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{InputRequest, InputRequestWire};
+
+    /// The bytes the tree-free `Serialize` writes are those of the wire struct around
+    /// `params_value()`, key order and number formatting included: sealed request state
+    /// binds a digest of them, so a change would refuse rounds across an upgrade.
+    #[test]
+    fn serializes_the_same_bytes_as_through_a_tree() {
+        let cases: [(&str, Option<Value>); 6] = [
+            (
+                "elicitation/create",
+                Some(json!({"message": "Which region?\n\u{e9}\u{1F600} \"q\"", "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "region": {"type": "string", "title": "Region", "minLength": 2, "default": "eu-west-1"},
+                        "size": {"type": "number", "minimum": 0.5, "maximum": 1e21},
+                        "tier": {"type": "string", "enum": ["a", "b"]},
+                        "ok": {"type": "boolean", "default": true}
+                    },
+                    "required": ["region", "ok"]
+                }})),
+            ),
+            (
+                "elicitation/create",
+                Some(
+                    json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a?b=c", "elicitationId": "e-1"}),
+                ),
+            ),
+            (
+                "sampling/createMessage",
+                Some(json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                    "maxTokens": 100, "temperature": 0.7, "stopSequences": ["\n"],
+                    "modelPreferences": {"hints": [{"name": "claude"}], "speedPriority": 0.25},
+                    "metadata": {"k": [1, -2, 3.5e-7]}
+                })),
+            ),
+            ("roots/list", None),
+            ("roots/list", Some(json!({}))),
+            ("roots/list", Some(json!({"_meta": {"x": 1}}))),
+        ];
+        for (method, params) in cases {
+            let request = InputRequest::from_method(method, params).expect("a valid input request");
+            let direct = serde_json::to_string(&request).expect("serializes");
+            let through_tree = serde_json::to_string(&InputRequestWire {
+                method: request.method().to_owned(),
+                params: request.params_value().expect("params to a tree"),
+            })
+            .expect("serializes");
+            assert_eq!(direct, through_tree, "{method}");
+            let back: InputRequest = serde_json::from_str(&direct).expect("reads back");
+            assert_eq!(back, request, "{method}");
+        }
+    }
+}
