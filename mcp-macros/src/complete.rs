@@ -98,12 +98,14 @@ mod tests {
                     name
                 }
             ),
-        )
-        .to_string();
-        assert!(!prompt.contains(":: mcp ::") && !prompt.contains("__mcp_crate"), "{prompt}");
+        );
+        assert_eq!(crate::krate::unaliased_placeholders(prompt.clone(), "reexport :: m"), 0, "{prompt}");
+        let prompt = prompt.to_string();
+        assert!(!prompt.contains(":: mcp"), "{prompt}");
         assert!(prompt.contains("fn completer"), "{prompt}");
         assert!(prompt.contains("\"who\" =>"), "keyed by the wire name: {prompt}");
-        assert!(prompt.contains("reexport :: m :: __private :: run_completer (names :: all ,"), "{prompt}");
+        assert!(prompt.contains("use reexport :: m as __mcp_crate"), "{prompt}");
+        assert!(prompt.contains("__mcp_crate :: __private :: run_completer (names :: all ,"), "{prompt}");
         assert!(!prompt.contains("\"plain\" =>"), "{prompt}");
 
         let without = item(
@@ -128,6 +130,7 @@ mod tests {
             ),
         )
         .to_string();
-        assert!(resource.contains(":: mcp :: __private :: run_completer (ids ,"), "{resource}");
+        assert!(resource.contains("use :: mcp as __mcp_crate"), "{resource}");
+        assert!(resource.contains("__mcp_crate :: __private :: run_completer (ids ,"), "{resource}");
     }
 }

@@ -289,6 +289,7 @@ mod tests {
     use quote::quote;
 
     use super::item;
+    use crate::krate;
     use crate::model::Kind;
 
     /// A `State<..>` parameter is no documented argument, and the item reports its type.
@@ -399,10 +400,11 @@ mod tests {
             ),
         ];
         for (kind, attr, function) in cases {
-            let out = item(kind, attr, function).to_string();
-            assert!(!out.contains(":: mcp ::"), "{kind:?} still names `::mcp`: {out}");
-            assert!(!out.contains("__mcp_crate"), "{kind:?} left a placeholder: {out}");
-            assert!(out.contains("reexport :: m :: __private"), "{kind:?}: {out}");
+            let tokens = item(kind, attr, function);
+            let out = tokens.to_string();
+            assert!(!out.contains(":: mcp"), "{kind:?} still names `::mcp`: {out}");
+            assert!(out.contains("use reexport :: m as __mcp_crate"), "{kind:?}: {out}");
+            assert_eq!(krate::unaliased_placeholders(tokens, "reexport :: m"), 0, "{kind:?}: {out}");
         }
         let default = item(
             Kind::Tool,
@@ -412,8 +414,9 @@ mod tests {
                     1
                 }
             ),
-        )
-        .to_string();
-        assert!(default.contains(":: mcp :: items :: ToolDef"), "{default}");
+        );
+        assert_eq!(krate::unaliased_placeholders(default.clone(), ":: mcp"), 0, "{default}");
+        let default = default.to_string();
+        assert!(default.contains("use :: mcp as __mcp_crate"), "{default}");
     }
 }
