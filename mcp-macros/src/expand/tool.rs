@@ -1,7 +1,7 @@
 //! `#[mcp::tool]`.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
@@ -53,6 +53,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
         quote!(_)
     };
     let task_const = task.as_ref().map(|support| quote!(const TASK: __mcp_crate::tasks::TaskSupport = #support;));
+    let may_require_input = may_require_input(model);
     // A task tool resolves its parameters in the request (multi round-trip rounds), then
     // runs the body as the task's work when the request may become one.
     let body = match &task {
@@ -122,6 +123,7 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
                 const NAME: &'static str = #name;
                 #scopes
                 #task_const
+                #may_require_input
 
                 fn definition() -> __mcp_crate::protocol::Tool {
                     // Data, and one shared function that builds the definition from it.
@@ -314,6 +316,40 @@ fn resolve_check(model: &FnModel) -> TokenStream {
         use __mcp_crate::__private::ProbeFallback as _;
         const _: () = ::core::assert!(!__mcp_crate::__private::Probe::<#ret>::TOOL_MAY_REQUIRE_INPUT, #message);
     }
+}
+
+/// `const MAY_REQUIRE_INPUT` for a tool that provably never answers `input_required`: no
+/// `Resolve` parameter, no task, and a return type that cannot carry an
+/// `InputRequiredResult` (asked of the concrete type, so aliases count). Nothing (the
+/// trait's `true`) otherwise, and for a return type that names an `impl Trait`, which a
+/// constant cannot.
+fn may_require_input(model: &FnModel) -> TokenStream {
+    if model.options.task.is_some() || model.params.iter().any(|p| p.role == ParamRole::Resolve) {
+        return TokenStream::new();
+    }
+    let Some(ret) = &model.ret else {
+        return quote!(
+            const MAY_REQUIRE_INPUT: bool = false;
+        );
+    };
+    if names_impl_trait(ret.to_token_stream()) {
+        return TokenStream::new();
+    }
+    quote_spanned! {ret.span()=>
+        const MAY_REQUIRE_INPUT: bool = {
+            #[allow(unused_imports)]
+            use __mcp_crate::__private::ProbeFallback as _;
+            __mcp_crate::__private::Probe::<#ret>::TOOL_MAY_REQUIRE_INPUT
+        };
+    }
+}
+
+fn names_impl_trait(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == "impl",
+        proc_macro2::TokenTree::Group(group) => names_impl_trait(group.stream()),
+        _ => false,
+    })
 }
 
 /// One parameter's entry in the tool's `ParamSpec`s.

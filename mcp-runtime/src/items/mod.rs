@@ -76,6 +76,12 @@ pub trait ToolDef: 'static {
     const SCOPES: &'static [&'static str] = &[];
     /// Whether it runs as a task (`task = "optional" | "required"`); never by default.
     const TASK: crate::tasks::TaskSupport = crate::tasks::TaskSupport::Forbidden;
+    /// Whether a call can end in an `InputRequiredResult` (from its resolvers or its
+    /// return value). `true`, the default, is always correct; `#[mcp::tool]` sets `false`
+    /// when neither its parameters nor its return type can ask, and the sealing layer then
+    /// skips binding a `requestState` to such calls. A tool that says `false` and asks all
+    /// the same gets a JSON-RPC internal error instead of its question.
+    const MAY_REQUIRE_INPUT: bool = true;
     /// Its definition (schemas included). Called once, at registration.
     fn definition() -> Tool;
     /// Serve one call.

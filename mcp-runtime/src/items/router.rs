@@ -28,6 +28,8 @@ type ResourceRead = fn(Context, ReadResourceParams, Variables) -> BoxFuture<Resu
 pub(crate) struct Items {
     tools: Vec<Tool>,
     tool_calls: HashMap<String, (ToolCall, Scopes, TaskSupport)>,
+    /// The tools whose calls can never answer `input_required` (`ToolDef::MAY_REQUIRE_INPUT`).
+    never_ask: HashSet<String>,
     prompts: Vec<Prompt>,
     prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: Vec<Resource>,
@@ -54,7 +56,7 @@ pub(crate) struct Items {
 impl Items {
     pub(crate) fn add_tool<T: ToolDef>(&mut self) {
         // Everything but reading the item is shared, so each tool adds only this call.
-        self.add_tool_parts(T::definition(), T::call, T::SCOPES, T::TASK, T::state_needs);
+        self.add_tool_parts(T::definition(), T::call, T::SCOPES, T::TASK, T::MAY_REQUIRE_INPUT, T::state_needs);
     }
 
     fn add_tool_parts(
@@ -63,12 +65,16 @@ impl Items {
         call: ToolCall,
         scopes: Scopes,
         task: TaskSupport,
+        may_require_input: bool,
         state_needs: fn(&mut StateNeeds),
     ) {
         let taken = self.dynamic_tools.iter().any(|d| d.name() == tool.name);
         if taken || self.tool_calls.insert(tool.name.clone(), (call, scopes, task)).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
+        }
+        if !may_require_input && task == TaskSupport::Forbidden {
+            self.never_ask.insert(tool.name.clone());
         }
         self.need_state(ItemKind::Tool, &tool.name, state_needs);
         self.tools.push(tool);
@@ -220,6 +226,7 @@ impl Items {
                 self.tools
             }),
             tool_calls: self.tool_calls,
+            never_ask: self.never_ask,
             prompts: ListPromptsResult::new(self.prompts),
             prompt_gets: self.prompt_gets,
             resources: ListResourcesResult { resources: self.resources, ..Default::default() },
@@ -263,6 +270,8 @@ pub(crate) struct SharedItems {
     version: AtomicU64,
     tools: ListToolsResult,
     tool_calls: HashMap<String, (ToolCall, Scopes, TaskSupport)>,
+    /// The tools whose calls can never answer `input_required`.
+    never_ask: HashSet<String>,
     prompts: ListPromptsResult,
     prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: ListResourcesResult,
@@ -330,6 +339,13 @@ impl SharedItems {
     }
 
     /// Whether a tool named `name` is registered, from a macro or at run time.
+    /// Whether a call of the tool `name` may answer `input_required`: false only for a
+    /// registered macro tool that says it cannot ask (`ToolDef::MAY_REQUIRE_INPUT`), true
+    /// for anything else (dynamic tools, unknown names).
+    pub(crate) fn tool_may_require_input(&self, name: &str) -> bool {
+        !self.never_ask.contains(name)
+    }
+
     fn has_tool(&self, name: &str) -> bool {
         self.tool_calls.contains_key(name) || read(&self.dynamic_tools).iter().any(|d| d.name() == name)
     }

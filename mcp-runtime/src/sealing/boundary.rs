@@ -162,7 +162,11 @@ impl Boundary {
 #[derive(Clone)]
 pub struct SealingLayer {
     boundary: Arc<Boundary>,
+    tools: Option<ToolHint>,
 }
+
+/// Whether a call of the named tool may answer `input_required` (from the item router).
+pub(crate) type ToolHint = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 impl std::fmt::Debug for SealingLayer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -174,7 +178,15 @@ impl SealingLayer {
     /// A layer sealing with `security`; `default_audience` (the server's name) is the
     /// audience unless the policy sets one.
     pub fn new(security: RequestStateSecurity, default_audience: &str) -> Self {
-        SealingLayer { boundary: Arc::new(Boundary::new(security, default_audience)) }
+        SealingLayer { boundary: Arc::new(Boundary::new(security, default_audience)), tools: None }
+    }
+
+    /// Skip the binding of `tools/call` requests without a `requestState` to tools that
+    /// `may_ask` says never answer `input_required`: there is nothing to check on the way
+    /// in nor to seal on the way out, and the binding hashes all of the arguments.
+    pub(crate) fn with_tool_hint(mut self, may_ask: ToolHint) -> Self {
+        self.tools = Some(may_ask);
+        self
     }
 }
 
@@ -182,7 +194,7 @@ impl<H: Handler> Layer<H> for SealingLayer {
     type Handler = Sealed<H>;
 
     fn layer(&self, inner: H) -> Sealed<H> {
-        Sealed { inner: Arc::new(inner), boundary: Arc::clone(&self.boundary) }
+        Sealed { inner: Arc::new(inner), boundary: Arc::clone(&self.boundary), tools: self.tools.clone() }
     }
 }
 
@@ -192,6 +204,24 @@ pub struct Sealed<H> {
     /// `requestState` is checked (single-use stores answer asynchronously).
     inner: Arc<H>,
     boundary: Arc<Boundary>,
+    tools: Option<ToolHint>,
+}
+
+impl<H> Sealed<H> {
+    /// Whether the request needs its binding: it carries a `requestState` to check, or
+    /// its reply may carry one to seal.
+    fn needs_binding(&self, request: &Request) -> bool {
+        let params = request.params.as_ref();
+        if params.and_then(|p| p.get("requestState")).is_some_and(|state| !state.is_null()) {
+            return true;
+        }
+        match (&self.tools, request.method.as_str()) {
+            (Some(may_ask), methods::TOOLS_CALL) => {
+                may_ask(params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default())
+            }
+            _ => true,
+        }
+    }
 }
 
 impl<H> std::fmt::Debug for Sealed<H> {
@@ -205,18 +235,34 @@ impl<H: Handler> Handler for Sealed<H> {
         if !Boundary::applies_to(&request.method) {
             return self.inner.call(request);
         }
-        let binding = Boundary::binding(&request.method, request.params.as_ref());
-        let principal = self.boundary.principal(&request.ctx);
+        let binding = self.needs_binding(&request).then(|| Boundary::binding(&request.method, request.params.as_ref()));
+        let principal = binding.as_ref().and_then(|_| self.boundary.principal(&request.ctx));
         let inner = Arc::clone(&self.inner);
         let boundary = Arc::clone(&self.boundary);
         Box::pin(async move {
             let span = request.ctx.span().clone();
-            boundary.inbound(&binding, &mut request.params, principal.as_deref(), &span).await?;
+            match &binding {
+                Some(binding) => boundary.inbound(binding, &mut request.params, principal.as_deref(), &span).await?,
+                // No `requestState` (a `null` one is read as none, as `inbound` does).
+                None => {
+                    if let Some(params) = request.params.as_mut() {
+                        params.remove("requestState");
+                    }
+                    crate::telemetry::record_request_state(&span, "absent");
+                }
+            }
             let mut reply = inner.call(request).await?;
             if let Reply::InputRequired(ir) = &mut reply
                 && let Some(state) = ir.request_state.take()
             {
-                ir.request_state = Some(boundary.outbound(&binding, state, principal.as_deref())?);
+                let Some(binding) = &binding else {
+                    tracing::error!(
+                        "a tool that declares it never asks for input (ToolDef::MAY_REQUIRE_INPUT = false) \
+                         answered input_required; refusing the answer"
+                    );
+                    return Err(Error::internal("Handler returned an invalid result"));
+                };
+                ir.request_state = Some(boundary.outbound(binding, state, principal.as_deref())?);
             }
             Ok(reply)
         })

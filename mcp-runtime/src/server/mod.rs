@@ -615,6 +615,9 @@ impl ServerBuilder {
             }));
             let call = Arc::clone(&shared);
             h.call_tool = Some(Arc::new(move |ctx, params| call.call_tool(ctx, params)));
+            let asks = Arc::clone(&shared);
+            self.sealing =
+                self.sealing.map(|s| s.with_tool_hint(Arc::new(move |name| asks.tool_may_require_input(name))));
         }
         if prompts {
             let list = Arc::clone(&shared);

@@ -41,6 +41,7 @@ mod custom_codec;
 mod everywhere;
 mod legacy;
 mod logs;
+mod macro_tools;
 mod properties;
 mod rejections;
 mod round_trips;
