@@ -7,18 +7,18 @@ use mcp::Resolve;
 use mcp::resolve::Elicit;
 
 #[derive(serde::Deserialize, mcp::ElicitForm)]
-struct Go {
+pub(super) struct Go {
     ok: bool,
 }
 
 #[mcp::resolver]
-fn ask_go() -> Elicit<Go> {
+pub(super) fn ask_go() -> Elicit<Go> {
     Elicit::new("Launch?")
 }
 
 /// A tool with a resolver: its recorded answers travel in `requestState`.
 #[mcp::tool]
-fn launch(go: Resolve<ask_go>) -> String {
+pub(super) fn launch(go: Resolve<ask_go>) -> String {
     format!("launched: {}", go.ok)
 }
 

@@ -5,9 +5,7 @@
 
 use std::sync::atomic::AtomicUsize;
 
-use mcp::Resolve;
 use mcp::items::{Json, ToolDef};
-use mcp::resolve::Elicit;
 
 use super::*;
 
@@ -58,21 +56,6 @@ fn add(a: i64, b: i64) -> Json<Sum> {
     Json(Sum { total: a + b })
 }
 
-#[derive(serde::Deserialize, mcp::ElicitForm)]
-struct Region {
-    region: String,
-}
-
-#[mcp::resolver]
-fn ask_region() -> Elicit<Region> {
-    Elicit::new("Which region?")
-}
-
-#[mcp::tool]
-fn provision(region: Resolve<ask_region>) -> String {
-    region.region.clone()
-}
-
 #[mcp::tool(task = "optional")]
 async fn slow(text: String) -> String {
     text
@@ -89,7 +72,8 @@ fn the_macro_says_which_tools_may_ask() {
         assert!(<confirm as ToolDef>::MAY_REQUIRE_INPUT);
         assert!(<confirm_alias as ToolDef>::MAY_REQUIRE_INPUT);
         assert!(<confirm_result as ToolDef>::MAY_REQUIRE_INPUT);
-        assert!(<provision as ToolDef>::MAY_REQUIRE_INPUT);
+        // A tool with a `Resolve` parameter.
+        assert!(<super::everywhere::launch as ToolDef>::MAY_REQUIRE_INPUT);
         assert!(<slow as ToolDef>::MAY_REQUIRE_INPUT);
     }
 }
