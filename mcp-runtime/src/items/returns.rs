@@ -28,7 +28,10 @@ pub struct Blob(pub Vec<u8>);
 )]
 pub trait IntoToolOutcome {
     /// Whether the value can be an `InputRequiredResult` (checked at compile time against
-    /// `Resolve<...>` parameters: one call has one input channel).
+    /// `Resolve<...>` parameters: one call has one input channel). A tool whose return
+    /// type says `false` gets `ToolDef::MAY_REQUIRE_INPUT = false`: should the conversion
+    /// produce an `InputRequiredResult` all the same, the call fails with a JSON-RPC
+    /// internal error.
     const MAY_REQUIRE_INPUT: bool = true;
     /// The conversion.
     fn into_tool_outcome(self) -> Result<CallToolOutcome, Error>;

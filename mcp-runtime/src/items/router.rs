@@ -338,7 +338,6 @@ impl SharedItems {
         if enabled { disabled.remove(name) } else { disabled.insert(name.to_owned()) }
     }
 
-    /// Whether a tool named `name` is registered, from a macro or at run time.
     /// Whether a call of the tool `name` may answer `input_required`: false only for a
     /// registered macro tool that says it cannot ask (`ToolDef::MAY_REQUIRE_INPUT`), true
     /// for anything else (dynamic tools, unknown names).
@@ -346,6 +345,7 @@ impl SharedItems {
         !self.never_ask.contains(name)
     }
 
+    /// Whether a tool named `name` is registered, from a macro or at run time.
     fn has_tool(&self, name: &str) -> bool {
         self.tool_calls.contains_key(name) || read(&self.dynamic_tools).iter().any(|d| d.name() == name)
     }

@@ -38,6 +38,12 @@ fn confirm_result() -> Result<InputRequiredResult, String> {
     Ok(question())
 }
 
+/// Ask through `Result`'s `Ok`, with a JSON-RPC error for `Err`.
+#[mcp::tool]
+fn confirm_or_fail() -> Result<CallToolOutcome, mcp::Error> {
+    Ok(question().into())
+}
+
 #[mcp::tool]
 fn nothing() {}
 
@@ -61,7 +67,7 @@ async fn slow(text: String) -> String {
     text
 }
 
-/// What the macro says of each tool, from its parameters and return type.
+/// What the macro says of each tool, from its parameters and return type (ten shapes).
 #[test]
 fn the_macro_says_which_tools_may_ask() {
     const {
@@ -72,6 +78,7 @@ fn the_macro_says_which_tools_may_ask() {
         assert!(<confirm as ToolDef>::MAY_REQUIRE_INPUT);
         assert!(<confirm_alias as ToolDef>::MAY_REQUIRE_INPUT);
         assert!(<confirm_result as ToolDef>::MAY_REQUIRE_INPUT);
+        assert!(<confirm_or_fail as ToolDef>::MAY_REQUIRE_INPUT);
         // A tool with a `Resolve` parameter.
         assert!(<super::everywhere::launch as ToolDef>::MAY_REQUIRE_INPUT);
         assert!(<slow as ToolDef>::MAY_REQUIRE_INPUT);
