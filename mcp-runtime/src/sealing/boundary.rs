@@ -85,10 +85,13 @@ impl Boundary {
     }
 
     /// Verify an incoming `requestState` (and, in single-use mode, record it) and replace
-    /// it with the plaintext.
+    /// it with the plaintext. A `null` one counts as none. `binding` is `None` only for a
+    /// request that carries no state ([`Sealed`] binds every other); a state that comes
+    /// without one is refused.
     pub(crate) async fn inbound(
         &self,
-        binding: &Binding,
+        method: &str,
+        binding: Option<&Binding>,
         params: &mut Option<JsonObject>,
         principal: Option<&str>,
         span: &tracing::Span,
@@ -108,7 +111,10 @@ impl Boundary {
                 return Ok(());
             }
             Some(Value::String(token)) => token,
-            Some(_) => return Err(reject(span, &binding.method, "non-string requestState")),
+            Some(_) => return Err(reject(span, method, "non-string requestState")),
+        };
+        let Some(binding) = binding else {
+            return Err(reject(span, method, "no binding for the request"));
         };
         let bytes = self.security.codec.unseal(token).map_err(|e| reject(span, &binding.method, e.0))?;
         let now = self.security.clock.now_ms();
@@ -241,16 +247,8 @@ impl<H: Handler> Handler for Sealed<H> {
         let boundary = Arc::clone(&self.boundary);
         Box::pin(async move {
             let span = request.ctx.span().clone();
-            match &binding {
-                Some(binding) => boundary.inbound(binding, &mut request.params, principal.as_deref(), &span).await?,
-                // No `requestState` (a `null` one is read as none, as `inbound` does).
-                None => {
-                    if let Some(params) = request.params.as_mut() {
-                        params.remove("requestState");
-                    }
-                    crate::telemetry::record_request_state(&span, "absent");
-                }
-            }
+            let method = request.method.as_str();
+            boundary.inbound(method, binding.as_ref(), &mut request.params, principal.as_deref(), &span).await?;
             let mut reply = inner.call(request).await?;
             if let Reply::InputRequired(ir) = &mut reply
                 && let Some(state) = ir.request_state.take()
