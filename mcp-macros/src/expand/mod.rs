@@ -325,7 +325,7 @@ mod tests {
     }
 
     /// A tool that never awaits gets no `async` block; its arguments are decoded in one
-    /// call; its definition is a static spec. An `async` tool keeps its `async` block.
+    /// call, in a closure; its definition is a `const` spec. An `async` tool keeps its `async` block.
     #[test]
     fn sync_tools_share_the_runtime_code() {
         let sync = item(
@@ -343,7 +343,8 @@ mod tests {
         assert_eq!(sync.matches("decode_args").count(), 1, "{sync}");
         assert!(sync.contains("required :: < String >") && sync.contains("optional :: < u32 >"), "{sync}");
         assert!(sync.contains("defaulted :: < bool >"), "{sync}");
-        assert!(sync.contains("static __MCP_SPEC"), "{sync}");
+        assert!(sync.contains("const __MCP_SPEC") && !sync.contains("static __MCP"), "{sync}");
+        assert!(!sync.contains("fn __mcp_run"), "the body is a closure: {sync}");
         let asynchronous = item(
             Kind::Tool,
             quote!(),
