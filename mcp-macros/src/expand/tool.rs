@@ -81,11 +81,13 @@ pub fn expand(model: &FnModel, function: &ItemFn) -> TokenStream {
 
     // A tool that never awaits runs in a plain function behind the runtime's one future
     // type, rather than in an `async` block (a state machine for each tool). That function
-    // is a closure, and the specs below are `const`s, not `static`s: rustc places closures
-    // (like generic code) in the user's module's "volatile" codegen unit, and promoted
-    // constants with their user. So the user's own codegen unit, which an edit to any tool
-    // body invalidates, holds little more than the user's functions (measured on 100 tools:
-    // 601 items there before, 301 after; an incremental rebuild about 11% faster).
+    // is a closure: rustc places closures (like generic code) in the module's "volatile"
+    // codegen unit, and a nested `fn` in the module's own unit, the one that any edit to a
+    // tool's body invalidates. The argument specs are a `const` (promoted, so its data goes
+    // with the closure), not a `static` (an item of that unit). Measured on 100 tools: 601
+    // items in that unit before, 301 after; the rebuild after changing a value in one tool's
+    // body (no line moving) 0.76 -> 0.68 s in one A/B. An edit that moves lines redoes the
+    // volatile unit as well, as it did before.
     let sync = !model.is_async && task.is_none() && !model.params.iter().any(|p| p.role == ParamRole::Resolve);
     let call_fn = if sync {
         quote! {

@@ -168,11 +168,12 @@ arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6,
 arg_specs!(T0 V0 a0, T1 V1 a1, T2 V2 a2, T3 V3 a3, T4 V4 a4, T5 V5 a5, T6 V6 a6, T7 V7 a7, T8 V8 a8, T9 V9 a9, T10 V10 a10, T11 V11 a11);
 
 /// A tool call's arguments decoded as `specs` describe, or the `isError` result for
-/// the first that is missing or malformed.
+/// the first that is missing or malformed. `'static`, so that the macros' `&SPECS` must be
+/// a promoted constant rather than a tuple rebuilt on the stack at each call.
 pub fn decode_args<S: ArgSpecs>(
     params: &mut CallToolParams,
     tool: &str,
-    specs: &S,
+    specs: &'static S,
 ) -> Result<S::Values, CallToolOutcome> {
     let mut args = params.arguments.take().unwrap_or_default();
     specs.take_all(&mut args, tool).map_err(CallToolOutcome::from)

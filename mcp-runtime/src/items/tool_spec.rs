@@ -1,4 +1,4 @@
-//! A `#[mcp::tool]`'s definition as data: the macro writes a static [`ToolSpec`] and
+//! A `#[mcp::tool]`'s definition as data: the macro writes a `const` [`ToolSpec`] and
 //! [`tool_definition`] builds the [`Tool`] from it. One function for every tool, so a crate
 //! with many tools compiles its definitions once rather than a builder chain per tool.
 
@@ -71,8 +71,9 @@ pub fn optional_schema_of<T: ToolParamSchema>(generator: &mut schemars::SchemaGe
     Some(T::optional_schema(generator))
 }
 
-/// The tool `spec` describes.
-pub fn tool_definition(spec: &ToolSpec) -> Tool {
+/// The tool `spec` describes. `'static`, so that the macros' `&SPEC` must be a promoted
+/// constant (data in the binary) rather than a spec rebuilt on the stack at each call.
+pub fn tool_definition(spec: &'static ToolSpec) -> Tool {
     let mut schema = InputSchema::default();
     for param in spec.params {
         schema.param_from(param.schema, param.name, param.description, param.required, param.default);
@@ -171,7 +172,7 @@ mod tests {
             },
             ParamSpec { name: "ctx", description: None, schema: injected, required: true, default: None },
         ];
-        let spec = ToolSpec {
+        static SPEC: ToolSpec = ToolSpec {
             params: &PARAMS,
             title: Some("T"),
             description: Some("  Repeat.\n"),
@@ -188,7 +189,7 @@ mod tests {
             output_schema: Some(no_output_schema),
             ..EMPTY
         };
-        let tool = tool_definition(&spec);
+        let tool = tool_definition(&SPEC);
         assert_eq!(tool.name, "t");
         assert_eq!(tool.title.as_deref(), Some("T"));
         assert_eq!(tool.description.as_deref(), Some("Repeat."));
