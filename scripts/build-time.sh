@@ -38,7 +38,7 @@ for round in $(seq 1 "$rounds"); do
       build "$crate"
       times="$times $(python3 -c "print(round($(now) - $start, 2))")"
     done
-    echo "round $round $crate clean ${clean}s, after the edits (value, line):${times}s"
+    echo "round $round $crate clean ${clean} s, after the edits (value, line):${times} s"
     echo "$crate $clean$times" >>"$results"
   done
 done
