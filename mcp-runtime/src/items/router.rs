@@ -23,13 +23,21 @@ type ToolCall = fn(Context, CallToolParams) -> BoxFuture<Result<CallToolOutcome,
 type PromptGet = fn(Context, GetPromptParams) -> BoxFuture<Result<GetPromptOutcome, Error>>;
 type ResourceRead = fn(Context, ReadResourceParams, Variables) -> BoxFuture<Result<ReadResourceOutcome, Error>>;
 
+/// A macro tool's call and what is checked around it.
+struct ToolEntry {
+    call: ToolCall,
+    scopes: Scopes,
+    task: TaskSupport,
+    /// Its calls can never answer `input_required` (`ToolDef::MAY_REQUIRE_INPUT` false,
+    /// and no task).
+    never_asks: bool,
+}
+
 /// Items registered on a server builder.
 #[derive(Default)]
 pub(crate) struct Items {
     tools: Vec<Tool>,
-    tool_calls: HashMap<String, (ToolCall, Scopes, TaskSupport)>,
-    /// The tools whose calls can never answer `input_required` (`ToolDef::MAY_REQUIRE_INPUT`).
-    never_ask: HashSet<String>,
+    tool_calls: HashMap<String, ToolEntry>,
     prompts: Vec<Prompt>,
     prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: Vec<Resource>,
@@ -69,12 +77,11 @@ impl Items {
         state_needs: fn(&mut StateNeeds),
     ) {
         let taken = self.dynamic_tools.iter().any(|d| d.name() == tool.name);
-        if taken || self.tool_calls.insert(tool.name.clone(), (call, scopes, task)).is_some() {
+        let never_asks = !may_require_input && task == TaskSupport::Forbidden;
+        let entry = ToolEntry { call, scopes, task, never_asks };
+        if taken || self.tool_calls.insert(tool.name.clone(), entry).is_some() {
             self.errors.push(BuildProblem::Duplicate { kind: ItemKind::Tool, name: tool.name.clone() });
             return;
-        }
-        if !may_require_input && task == TaskSupport::Forbidden {
-            self.never_ask.insert(tool.name.clone());
         }
         self.need_state(ItemKind::Tool, &tool.name, state_needs);
         self.tools.push(tool);
@@ -167,7 +174,7 @@ impl Items {
 
     /// Every scope the registered items declare, sorted, each once.
     pub(crate) fn declared_scopes(&self) -> Vec<String> {
-        let tools = self.tool_calls.values().map(|(_, s, _)| *s);
+        let tools = self.tool_calls.values().map(|t| t.scopes);
         let prompts = self.prompt_gets.values().map(|(_, s)| *s);
         let statics = self.static_reads.values().map(|(_, s)| *s);
         let templates = self.templates.iter().map(|(.., s)| *s);
@@ -182,7 +189,7 @@ impl Items {
 
     /// Whether any tool may run as a task.
     pub(crate) fn has_task_tools(&self) -> bool {
-        self.tool_calls.values().any(|(.., task)| *task != TaskSupport::Forbidden)
+        self.tool_calls.values().any(|t| t.task != TaskSupport::Forbidden)
     }
 
     pub(crate) fn has_prompts(&self) -> bool {
@@ -201,7 +208,7 @@ impl Items {
     /// Split into shared tables the handlers close over.
     pub(crate) fn into_shared(self) -> Arc<SharedItems> {
         let declared_scopes = self.declared_scopes();
-        let tool_scopes = self.tool_calls.iter().map(|(name, (_, s, _))| (name.clone(), *s));
+        let tool_scopes = self.tool_calls.iter().map(|(name, t)| (name.clone(), t.scopes));
         let tool_scopes = tool_scopes.filter(|(_, s)| !s.is_empty()).collect();
         let prompt_scopes = self.prompt_gets.iter().map(|(name, (_, s))| (name.clone(), *s));
         let prompt_scopes = prompt_scopes.filter(|(_, s)| !s.is_empty()).collect();
@@ -226,7 +233,6 @@ impl Items {
                 self.tools
             }),
             tool_calls: self.tool_calls,
-            never_ask: self.never_ask,
             prompts: ListPromptsResult::new(self.prompts),
             prompt_gets: self.prompt_gets,
             resources: ListResourcesResult { resources: self.resources, ..Default::default() },
@@ -269,9 +275,7 @@ pub(crate) struct SharedItems {
     /// Bumped on every change, so a list encoded during a change is not cached.
     version: AtomicU64,
     tools: ListToolsResult,
-    tool_calls: HashMap<String, (ToolCall, Scopes, TaskSupport)>,
-    /// The tools whose calls can never answer `input_required`.
-    never_ask: HashSet<String>,
+    tool_calls: HashMap<String, ToolEntry>,
     prompts: ListPromptsResult,
     prompt_gets: HashMap<String, (PromptGet, Scopes)>,
     resources: ListResourcesResult,
@@ -342,7 +346,7 @@ impl SharedItems {
     /// registered macro tool that says it cannot ask (`ToolDef::MAY_REQUIRE_INPUT`), true
     /// for anything else (dynamic tools, unknown names).
     pub(crate) fn tool_may_require_input(&self, name: &str) -> bool {
-        !self.never_ask.contains(name)
+        !self.tool_calls.get(name).is_some_and(|t| t.never_asks)
     }
 
     /// Whether a tool named `name` is registered, from a macro or at run time.
@@ -516,7 +520,9 @@ impl SharedItems {
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
         let enabled = !read(&self.disabled_tools).contains(&params.name);
         let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
-        if let Some((call, required, task)) = self.tool_calls.get(&params.name).filter(|_| enabled) {
+        if let Some(ToolEntry { call, scopes: required, task, .. }) =
+            self.tool_calls.get(&params.name).filter(|_| enabled)
+        {
             if let Err(error) = self.check_scopes(ctx.auth(), required, "tool", Some(&params.name)) {
                 return Box::pin(async move { Err(error) });
             }
