@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::protocol::{ElicitAction, InputRequest};
 
@@ -43,15 +44,17 @@ pub(crate) struct Progress {
     pub(crate) asked: BTreeMap<String, String>,
 }
 
+/// The state as read before its entries: each entry stays the text it was, so that one
+/// malformed entry can be dropped alone without first reading the whole state as a tree.
 #[derive(Deserialize)]
-struct Loose {
+struct Loose<'a> {
     v: u64,
     #[serde(default)]
     r: u32,
-    #[serde(default)]
-    outcomes: BTreeMap<String, Value>,
-    #[serde(default)]
-    asked: BTreeMap<String, Value>,
+    #[serde(default, borrow)]
+    outcomes: BTreeMap<String, &'a RawValue>,
+    #[serde(default, borrow)]
+    asked: BTreeMap<String, &'a RawValue>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -76,10 +79,14 @@ impl Progress {
         let outcomes = loose
             .outcomes
             .into_iter()
-            .filter_map(|(key, entry)| Some((key, serde_json::from_value::<Recorded>(entry).ok()?)))
+            .filter_map(|(key, entry)| Some((key, serde_json::from_str::<Recorded>(entry.get()).ok()?)))
             .filter(|(_, r)| (r.action == ElicitAction::Accept) == r.data.is_some())
             .collect();
-        let asked = loose.asked.into_iter().filter_map(|(key, q)| Some((key, q.as_str()?.to_owned()))).collect();
+        let asked = loose
+            .asked
+            .into_iter()
+            .filter_map(|(key, q)| Some((key, serde_json::from_str::<String>(q.get()).ok()?)))
+            .collect();
         Progress { v: VERSION, r: loose.r, outcomes, asked }
     }
 
