@@ -3,6 +3,7 @@
 //! the encoding of values. The server's check of headers against the body is in
 //! `serve::http`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine;
@@ -133,17 +134,19 @@ pub fn index_tools(tools: &[Tool]) -> HashMap<String, Vec<HeaderParam>> {
 const B64_PREFIX: &str = "=?base64?";
 const B64_SUFFIX: &str = "?=";
 
-/// Decode a header value: trimmed, and unwrapped from `=?base64?...?=` when it has both markers.
-pub fn decode_value(raw: &[u8]) -> Result<String, String> {
+/// Decode a header value: trimmed, and unwrapped from `=?base64?...?=` when it has both
+/// markers. A value sent as is is borrowed from `raw` (the server checks three headers on
+/// every request, and most values are plain).
+pub fn decode_value(raw: &[u8]) -> Result<Cow<'_, str>, String> {
     let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?;
     let text = text.trim_matches([' ', '\t']);
     if let Some(inner) = text.strip_prefix(B64_PREFIX).and_then(|t| t.strip_suffix(B64_SUFFIX)) {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(inner)
             .map_err(|_| "has invalid base64 inside =?base64?...?=".to_owned())?;
-        return String::from_utf8(bytes).map_err(|_| "decodes to bytes that are not UTF-8".to_owned());
+        return String::from_utf8(bytes).map(Cow::Owned).map_err(|_| "decodes to bytes that are not UTF-8".to_owned());
     }
-    Ok(text.to_owned())
+    Ok(Cow::Borrowed(text))
 }
 
 /// Encode a value for a header: as is when it is plain visible ASCII, else base64-wrapped.

@@ -92,9 +92,9 @@ pub fn validate(
         };
         let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
         let matches = match param.kind {
-            ParamKind::String => body.as_str() == Some(value.as_str()),
+            ParamKind::String => body.as_str() == Some(&*value),
             ParamKind::Integer => value.parse::<i64>().ok().is_some_and(|v| same_integer(body, v)),
-            ParamKind::Boolean => match value.as_str() {
+            ParamKind::Boolean => match &*value {
                 "true" => body.as_bool() == Some(true),
                 "false" => body.as_bool() == Some(false),
                 _ => false,

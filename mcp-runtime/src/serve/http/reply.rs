@@ -89,24 +89,27 @@ fn required_scopes(frame: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub(super) fn accepts(headers: &http::HeaderMap, wanted: &[&str]) -> bool {
-    // Media ranges compared in place, without lowercased copies: this runs on every POST.
-    let ranges = || {
-        headers
-            .get_all(header::ACCEPT)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(|part| part.split(';').next().unwrap_or_default().trim())
-    };
-    wanted.iter().all(|want| {
-        let family = want.split('/').next().unwrap_or_default();
-        ranges().any(|range| {
-            range.eq_ignore_ascii_case(want)
-                || range == "*/*"
-                || range.split_once('/').is_some_and(|(kind, sub)| sub == "*" && kind.eq_ignore_ascii_case(family))
-        })
-    })
+pub(super) fn accepts<const N: usize>(headers: &http::HeaderMap, wanted: &[&str; N]) -> bool {
+    // One pass over the media ranges, compared in place without lowercased copies: this
+    // runs on every POST.
+    let families = wanted.map(|want| want.split('/').next().unwrap_or_default());
+    let mut found = [false; N];
+    for value in headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()) {
+        for part in value.split(',') {
+            let range = part.split(';').next().unwrap_or_default().trim();
+            let any = range == "*/*";
+            let family_of_range = range.strip_suffix("/*");
+            for ((want, family), found) in wanted.iter().zip(families).zip(&mut found) {
+                *found |= any
+                    || range.eq_ignore_ascii_case(want)
+                    || family_of_range.is_some_and(|kind| kind.eq_ignore_ascii_case(family));
+            }
+            if found.iter().all(|f| *f) {
+                return true;
+            }
+        }
+    }
+    found.iter().all(|f| *f)
 }
 
 pub(super) fn session_id(headers: &http::HeaderMap) -> Option<&str> {
