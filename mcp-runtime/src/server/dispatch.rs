@@ -343,7 +343,21 @@ impl ModernMeta {
         let Some(meta) = meta else {
             return Err(Error::invalid_params("Invalid params: missing required _meta"));
         };
-        let version = match meta.get(keys::PROTOCOL_VERSION) {
+        // One pass over `_meta` rather than a hashed lookup of each of five long keys (a map
+        // holds each key once, so the pass finds what the lookups found).
+        let [mut version, mut capabilities, mut client_info, mut log_level, mut progress_token] = [None; 5];
+        for (key, value) in meta {
+            let slot = match key.as_str() {
+                keys::PROTOCOL_VERSION => &mut version,
+                keys::CLIENT_CAPABILITIES => &mut capabilities,
+                keys::CLIENT_INFO => &mut client_info,
+                keys::LOG_LEVEL => &mut log_level,
+                keys::PROGRESS_TOKEN => &mut progress_token,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        let version = match version {
             Some(Value::String(v)) => v.clone(),
             Some(_) => {
                 return Err(Error::invalid_params(format!(
@@ -361,7 +375,7 @@ impl ModernMeta {
         if !SUPPORTED_MODERN_VERSIONS.contains(&version.as_str()) {
             return Err(Error::unsupported_protocol_version(&version));
         }
-        let capabilities = match meta.get(keys::CLIENT_CAPABILITIES) {
+        let capabilities = match capabilities {
             Some(caps) => Deserialize::deserialize(caps).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_CAPABILITIES))
             })?,
@@ -372,20 +386,20 @@ impl ModernMeta {
                 )));
             }
         };
-        let client_info = match meta.get(keys::CLIENT_INFO) {
+        let client_info = match client_info {
             Some(info) => Some(Deserialize::deserialize(info).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_INFO))
             })?),
             None => None,
         };
         let log_level =
-            match meta.get(keys::LOG_LEVEL) {
+            match log_level {
                 Some(level) => Some(Deserialize::deserialize(level).map_err(|e| {
                     Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::LOG_LEVEL))
                 })?),
                 None => None,
             };
-        let progress_token = match meta.get(keys::PROGRESS_TOKEN) {
+        let progress_token = match progress_token {
             Some(token) => Some(Deserialize::deserialize(token).map_err(|_| {
                 Error::invalid_params("Invalid params: _meta.progressToken must be a string or a number")
             })?),
