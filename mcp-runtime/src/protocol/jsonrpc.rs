@@ -195,7 +195,7 @@ impl JsonRpcMessage {
     /// The error carries the code a server answers with (`-32600` for anything that is
     /// not a well-formed message) and the request id when one could be read.
     pub fn from_value(value: Value) -> Result<Self, Box<DecodeError>> {
-        let Value::Object(mut obj) = value else {
+        let Value::Object(obj) = value else {
             let message = if value.is_array() {
                 "Invalid Request: batches are not supported; send one JSON-RPC message at a time"
             } else {
@@ -203,19 +203,34 @@ impl JsonRpcMessage {
             };
             return Err(Box::new(DecodeError::invalid(None, message)));
         };
-        let id = match obj.get("id") {
+        // The members moved out in one pass, rather than looked up (and hashed) one by one:
+        // this runs on every message.
+        let [mut id, mut jsonrpc, mut params, mut method, mut error, mut result] = [const { None }; 6];
+        for (key, value) in obj {
+            let slot = match key.as_str() {
+                "id" => &mut id,
+                "jsonrpc" => &mut jsonrpc,
+                "params" => &mut params,
+                "method" => &mut method,
+                "error" => &mut error,
+                "result" => &mut result,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        let id = match id {
             None => None,
-            Some(Value::String(s)) => Some(RequestId::String(s.clone())),
-            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
-            Some(Value::Null) if obj.contains_key("error") => None,
+            Some(Value::String(s)) => Some(RequestId::String(s)),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n)),
+            Some(Value::Null) if error.is_some() => None,
             Some(_) => {
                 return Err(Box::new(DecodeError::invalid(None, "Invalid Request: id must be a string or an integer")));
             }
         };
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        if jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
             return Err(Box::new(DecodeError::invalid(id, "Invalid Request: jsonrpc must be \"2.0\"")));
         }
-        let params = match obj.remove("params") {
+        let params = match params {
             None | Some(Value::Null) => None,
             Some(Value::Object(p)) => Some(p),
             Some(_) => {
@@ -223,29 +238,33 @@ impl JsonRpcMessage {
                     id,
                     code: ErrorCode::INVALID_PARAMS,
                     message: "Invalid params: params must be a JSON object".into(),
-                    method: obj.get("method").and_then(Value::as_str).map(str::to_owned),
+                    method: method.as_ref().and_then(Value::as_str).map(str::to_owned),
                 }));
             }
         };
-        if let Some(method) = obj.get("method") {
-            let Some(method) = method.as_str() else {
+        if let Some(method) = method {
+            let Value::String(method) = method else {
                 return Err(Box::new(DecodeError::invalid(id, "Invalid Request: method must be a string")));
             };
-            let method = method.to_owned();
             return Ok(match id {
                 Some(id) => JsonRpcMessage::Request(JsonRpcRequest { jsonrpc: JsonRpcVersion, id, method, params }),
                 None => JsonRpcMessage::Notification(JsonRpcNotification::new(method, params)),
             });
         }
-        if let Some(error) = obj.remove("error") {
+        if let Some(error) = error {
             let error: Error = serde_json::from_value(error)
                 .map_err(|_| DecodeError::invalid(id.clone(), "Invalid Request: malformed error object"))?;
             return Ok(JsonRpcMessage::Error(JsonRpcErrorResponse::new(id, error)));
         }
-        if let (Some(id), Some(result)) = (id.clone(), obj.remove("result")) {
-            return Ok(JsonRpcMessage::Result(JsonRpcResultResponse { jsonrpc: JsonRpcVersion, id, result }));
+        match (id, result) {
+            (Some(id), Some(result)) => {
+                Ok(JsonRpcMessage::Result(JsonRpcResultResponse { jsonrpc: JsonRpcVersion, id, result }))
+            }
+            (id, _) => Err(Box::new(DecodeError::invalid(
+                id,
+                "Invalid Request: expected a request, a notification or a response",
+            ))),
         }
-        Err(Box::new(DecodeError::invalid(id, "Invalid Request: expected a request, a notification or a response")))
     }
 }
 
