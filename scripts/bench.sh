@@ -46,9 +46,11 @@
 #
 # Results: target/bench/results.jsonl (one line per run: round, server, loadgen's JSON line),
 # target/bench/meta.json (machine, versions, settings), per-run logs in target/bench/logs/.
-# With the defaults: 8 plain + 2 MRTR configurations × 3 rounds × 4 servers = 120 runs of
-# about 7.7 s: about 16 minutes after the builds (694 s measured on 2 cores with the first
-# three servers).
+# In an MRTR round our plain server also runs, right after our MRTR server, so that the
+# "MRTR ≥ 0.45× our plain rate" goal compares two runs a few seconds apart rather than two
+# configurations ten minutes apart (the host's speed drifts more than that goal's margin).
+# With the defaults: 8 plain + 2 MRTR configurations × 3 rounds × 4 servers, plus 2 × 3
+# paired plain runs = 126 runs of about 7.7 s: about 16 minutes after the builds.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -174,9 +176,10 @@ die() {
 }
 
 run_count=0
-# run_one SERVER MODE TRANSPORT ERA CONCURRENCY ROUND: one loadgen run; appends a line.
+# run_one SERVER MODE TRANSPORT ERA CONCURRENCY ROUND [AS_MODE AS_SERVER]: one loadgen run;
+# appends a line, filed under AS_MODE and AS_SERVER when given (the paired plain runs).
 run_one() {
-  local server=$1 mode=$2 transport=$3 era=$4 conc=$5 round=$6
+  local server=$1 mode=$2 transport=$3 era=$4 conc=$5 round=$6 as_mode=${7:-$2} as_server=${8:-$1}
   run_count=$((run_count + 1))
   local log
   log="$logs/$(printf '%03d' "$run_count")-$mode-$transport-$era-c$conc-r$round-$server.log"
@@ -213,15 +216,15 @@ run_one() {
   fi
   local head
   head=$(printf '"mode":"%s","transport":"%s","era":"%s","concurrency":%s,"round":%s,"server":"%s"' \
-    "$mode" "$transport" "$era" "$conc" "$round" "$server")
+    "$as_mode" "$transport" "$era" "$conc" "$round" "$as_server")
   if [[ -n "$error" ]]; then
     local last
     last=$(tail -n 1 "$log" 2>/dev/null | tr -d '"\\' | cut -c1-200)
     printf '{%s,"result":null,"error":"%s: %s"}\n' "$head" "$error" "$last" >>"$results"
-    printf '   %-10s FAILED (%s; see %s)\n' "$server" "$error" "$log"
+    printf '   %-10s FAILED (%s; see %s)\n' "$as_server" "$error" "$log"
   else
     printf '{%s,"result":%s}\n' "$head" "$line" >>"$results"
-    python3 "$report_py" run-line "$line" "$server" || true
+    python3 "$report_py" run-line "$line" "$as_server" || true
   fi
 }
 
@@ -232,6 +235,9 @@ run_config() {
   for ((round = 1; round <= rounds; round++)); do
     for server in ours $peers; do
       run_one "$server" "$1" "$2" "$3" "$4" "$round"
+      if [[ "$1" == mrtr && "$server" == ours ]]; then
+        run_one ours plain "$2" "$3" "$4" "$round" mrtr ours-plain
+      fi
     done
   done
 }

@@ -111,7 +111,13 @@ def finish_meta(bench_dir):
         json.dump(meta, f, indent=1)
 
 
-SERVER_NAMES = {"ours": "ours", "rmcp": "rmcp", "python": "Python SDK", "typescript": "TypeScript SDK"}
+SERVER_NAMES = {
+    "ours": "ours",
+    "ours-plain": "ours, plain (paired)",
+    "rmcp": "rmcp",
+    "python": "Python SDK",
+    "typescript": "TypeScript SDK",
+}
 # The peers in the order of the report's columns.
 PEERS = ("rmcp", "python", "typescript")
 ERA_NAMES = {"legacy": "2025-11-25", "modern": "2026-07-28"}
@@ -304,11 +310,15 @@ def report(bench_dir, out_path):
             at_least(where, key, "rmcp", 4, "rmcp")
         if mode == "mrtr":
             at_least(where, key, "python", 50, "Python SDK")
-            # Against our own plain calls in the same transport, era and concurrency.
+            # Against our own plain calls in the same transport, era and concurrency: per round
+            # against the plain run paired with it, else (results from before the pairing)
+            # the two configurations' medians.
+            paired = get_ratio(key, "ours-plain", "calls_per_sec")
             plain = get(("plain", transport, era, conc), "ours", "calls_per_sec")
             mrtr = get(key, "ours", "calls_per_sec")
-            if plain and mrtr:
-                goals.append((f"{where}: ≥ 0.45× our plain calls/s", f"{mrtr / plain:.2f}×", mrtr / plain >= 0.45))
+            r = paired if paired is not None else (mrtr / plain if plain and mrtr else None)
+            if r is not None:
+                goals.append((f"{where}: ≥ 0.45× our plain calls/s", f"{r:.2f}×", r >= 0.45))
         at_least(where, key, "typescript", 10, "TypeScript SDK")
         a, b = get(key, "ours", "server_peak_rss_kb"), get(key, "rmcp", "server_peak_rss_kb")
         # Under load only (concurrency 16, as every MRTR run is): one call in flight
@@ -319,8 +329,9 @@ def report(bench_dir, out_path):
         L.append("## Goals")
         L.append("")
         L.append(
-            "Ratios to a peer are the medians of the per-round ratios; MRTR against our plain "
-            "calls/s divides the two configurations' medians (same transport, era and concurrency)."
+            "Ratios to a peer are the medians of the per-round ratios. MRTR against our plain "
+            "calls/s is the median of the per-round ratios to the plain run paired with each MRTR "
+            "run (our `echo` server, same transport, era and concurrency, run right after it)."
         )
         L.append("")
         L.append("| goal | measured (median) | met |")
@@ -338,7 +349,7 @@ def report(bench_dir, out_path):
         L.append("")
         L.append("| server | calls/s | p50 µs | p99 µs | CPU µs/call | peak RSS KiB | errors |")
         L.append("|---|---|---|---|---|---|---|")
-        for server in ["ours"] + peers:
+        for server in ["ours", "ours-plain"] + peers:
             if server not in cfg["runs"]:
                 continue
             L.append(
@@ -357,7 +368,7 @@ def report(bench_dir, out_path):
                 + " |"
             )
         L.append("")
-        for p in peers:
+        for p in peers + ["ours-plain"]:
             if p not in cfg["runs"]:
                 continue
             parts = []
@@ -366,7 +377,8 @@ def report(bench_dir, out_path):
                 if rs:
                     parts.append(f"{label} {spread(rs, lambda x: f'{x:.2f}')}")
             if parts:
-                L.append(f"- ours/{SERVER_NAMES[p]} (per round): " + "; ".join(parts) + ".")
+                who = "ours MRTR/ours plain (paired)" if p == "ours-plain" else f"ours/{SERVER_NAMES[p]}"
+                L.append(f"- {who} (per round): " + "; ".join(parts) + ".")
         for f in cfg["failed"]:
             L.append(f"- round {f['round']}, {SERVER_NAMES.get(f['server'], f['server'])}: run failed ({f.get('error', '?')}).")
         L.append("")
