@@ -69,8 +69,6 @@ use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::Error;
 use crate::handler::{AuthInfo, BoxFuture, Handler, Layer, Reply, Request, RequestContext};
 use crate::protocol::{RequestId, methods};
@@ -216,7 +214,7 @@ impl OutcomeKind {
     fn of(method: &str, result: &Result<Reply, Error>) -> OutcomeKind {
         match result {
             Ok(Reply::Complete { result, .. }) => {
-                let tool_error = method == methods::TOOLS_CALL && result.get("isError") == Some(&Value::Bool(true));
+                let tool_error = method == methods::TOOLS_CALL && result.is_tool_error();
                 if tool_error { OutcomeKind::ToolError } else { OutcomeKind::Complete }
             }
             Ok(Reply::InputRequired(input)) => OutcomeKind::InputRequired {

@@ -39,6 +39,7 @@ mod context;
 mod panic;
 mod reply;
 mod response;
+mod result_object;
 mod session;
 mod state;
 
@@ -55,6 +56,7 @@ pub use context::{Context, RequestContext};
 pub(crate) use panic::CatchUnwind;
 pub use reply::Reply;
 pub(crate) use response::{Payload, ResultShape, busy, error_frame, payload_frame};
+pub use result_object::ResultObject;
 #[cfg(feature = "http")]
 pub(crate) use session::Hold;
 pub(crate) use session::LegacyState;

@@ -3,8 +3,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::ResultObject;
 use crate::Error;
-use crate::protocol::{InputRequiredResult, JsonObject};
+use crate::protocol::{CallToolResult, InputRequiredResult, JsonObject, ResultType};
 
 /// A handler's answer to one request.
 #[derive(Debug, Clone)]
@@ -13,8 +14,8 @@ pub enum Reply {
     /// A final result, as a JSON object. `cacheable` results get `ttlMs`/`cacheScope`
     /// hints under 2026-07-28.
     Complete {
-        /// The result object.
-        result: JsonObject,
+        /// The result object (a tool's typed result stays encoded until a layer reads it).
+        result: ResultObject,
         /// Whether cache hints apply.
         cacheable: bool,
     },
@@ -39,17 +40,32 @@ fn to_object<T: Serialize>(value: &T) -> Result<JsonObject, Error> {
 impl Reply {
     /// A final, non-cacheable result.
     pub fn complete(result: JsonObject) -> Reply {
-        Reply::Complete { result, cacheable: false }
+        Reply::Complete { result: result.into(), cacheable: false }
     }
 
     /// A final result encoded from `value`, which must serialize to an object.
     pub fn plain<T: Serialize>(value: &T) -> Result<Reply, Error> {
-        Ok(Reply::Complete { result: to_object(value)?, cacheable: false })
+        Ok(Reply::Complete { result: to_object(value)?.into(), cacheable: false })
     }
 
     /// A final, cacheable result encoded from `value`.
     pub fn cacheable<T: Serialize>(value: &T) -> Result<Reply, Error> {
-        Ok(Reply::Complete { result: to_object(value)?, cacheable: true })
+        Ok(Reply::Complete { result: to_object(value)?.into(), cacheable: true })
+    }
+
+    /// A tool's final result, encoded straight to text for a 2026-07-28 response (one that
+    /// sets `_meta` or another result type becomes a tree, which the server finishes the
+    /// slow way).
+    pub(crate) fn tool(result: &CallToolResult) -> Result<Reply, Error> {
+        if result.meta.is_some() || result.result_type != ResultType::Complete {
+            return Reply::plain(result);
+        }
+        let json = serde_json::to_string(result).map_err(|e| {
+            tracing::warn!(error = %e, "could not encode a result");
+            Error::internal("Handler returned an invalid result")
+        })?;
+        let tool_error = result.is_error == Some(true);
+        Ok(Reply::Complete { result: ResultObject::encoded(json, tool_error), cacheable: false })
     }
 
     /// The wire form of an interim result (`InputRequiredResult`, `CreateTaskResult`), as an object.

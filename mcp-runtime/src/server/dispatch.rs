@@ -204,7 +204,7 @@ impl Server {
                     Value::Object(map) => map,
                     _ => return Err(Error::internal("Handler returned an invalid result")),
                 };
-                let reply = Reply::Complete { result, cacheable: true };
+                let reply = Reply::Complete { result: result.into(), cacheable: true };
                 let value = if legacy {
                     // Only 2025-11-25 sessions share the cached list; older ones are trimmed.
                     finish_legacy(reply, method, Revision::V2025_11_25)?

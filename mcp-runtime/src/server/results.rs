@@ -56,9 +56,7 @@ fn encode<T: serde::Serialize>(value: &T) -> Result<String, Error> {
 /// What the span records about a finished result, so that telemetry need not parse it.
 fn shape_of(reply: &Reply) -> ResultShape {
     match reply {
-        Reply::Complete { result, .. } => {
-            ResultShape::Complete { tool_error: result.get("isError").and_then(Value::as_bool) == Some(true) }
-        }
+        Reply::Complete { result, .. } => ResultShape::Complete { tool_error: result.is_tool_error() },
         Reply::InputRequired(ir) => ResultShape::InputRequired {
             // Only a span that records them needs the keys.
             keys: (!tracing::Span::current().is_disabled())
@@ -78,24 +76,33 @@ pub(crate) fn finish_modern(
     capabilities: &ClientCapabilities,
 ) -> Result<Payload, Error> {
     let shape = shape_of(&reply);
-    let json = match &reply {
-        Reply::Complete { result, cacheable: false } if !result.contains_key("_meta") => {
-            match result.get("resultType") {
-                None => append_fields(encode(result)?, &[r#""resultType":"complete""#, &server.server_info_meta])?,
-                // Typed results (`CallToolResult`) write it themselves.
-                Some(Value::String(kind)) if kind == ResultType::Complete.as_str() => {
-                    append_fields(encode(result)?, &[&server.server_info_meta])?
+    let json = match reply {
+        Reply::Complete { result, cacheable: false } => match result.into_encoded() {
+            // A typed tool result, encoded once: it writes its own `resultType`.
+            Ok(json) => append_fields(json, &[&server.server_info_meta])?,
+            Err(result) => {
+                let fast = !result.contains_key("_meta");
+                match result.get("resultType") {
+                    None if fast => {
+                        append_fields(encode(&*result)?, &[r#""resultType":"complete""#, &server.server_info_meta])?
+                    }
+                    Some(Value::String(kind)) if fast && kind == ResultType::Complete.as_str() => {
+                        append_fields(encode(&*result)?, &[&server.server_info_meta])?
+                    }
+                    _ => {
+                        let reply = Reply::Complete { result, cacheable: false };
+                        encode(&finish_modern_value(server, reply, capabilities)?)?
+                    }
                 }
-                Some(_) => encode(&finish_modern_value(server, reply, capabilities)?)?,
             }
-        }
+        },
         Reply::InputRequired(ir) if ir.meta.is_none() && ir.result_type == ResultType::InputRequired => {
-            check_well_formed(ir)?;
-            check_capabilities(ir, capabilities)?;
+            check_well_formed(&ir)?;
+            check_capabilities(&ir, capabilities)?;
             // The struct writes its own `resultType` (always `input_required`).
-            append_fields(encode(ir)?, &[&server.server_info_meta])?
+            append_fields(encode(&ir)?, &[&server.server_info_meta])?
         }
-        _ => encode(&finish_modern_value(server, reply, capabilities)?)?,
+        reply => encode(&finish_modern_value(server, reply, capabilities)?)?,
     };
     Ok(Payload::Result { json, shape })
 }
@@ -115,7 +122,8 @@ pub(crate) fn finish_modern_value(
     capabilities: &ClientCapabilities,
 ) -> Result<Value, Error> {
     let mut result = match reply {
-        Reply::Complete { mut result, cacheable } => {
+        Reply::Complete { result, cacheable } => {
+            let mut result = result.into_object();
             result.insert("resultType".into(), Value::String(ResultType::Complete.as_str().into()));
             if cacheable {
                 result.entry("ttlMs").or_insert_with(|| Value::from(server.ttl_ms));
@@ -150,7 +158,8 @@ pub(crate) fn finish_modern_value(
 /// 2025-11-25): no modern fields, and nothing the revision does not define.
 pub(crate) fn finish_legacy(reply: Reply, method: &str, revision: Revision) -> Result<Value, Error> {
     match reply {
-        Reply::Complete { mut result, .. } => {
+        Reply::Complete { result, .. } => {
+            let mut result = result.into_object();
             result.remove("resultType");
             result.remove("ttlMs");
             result.remove("cacheScope");
@@ -227,7 +236,17 @@ mod tests {
             Reply::complete(object(json!({"resultType": "other", "x": 1}))),
             Reply::complete(object(json!({"_meta": {"k": "v"}, "x": 1}))),
             Reply::complete(object(json!({"_meta": "odd"}))),
-            Reply::Complete { result: object(json!({"tools": []})), cacheable: true },
+            Reply::Complete { result: object(json!({"tools": []})).into(), cacheable: true },
+            // Typed tool results, encoded straight to text (the last one, with `_meta`, as a tree).
+            Reply::tool(&CallToolResult::text("hi \"there\" ü")).expect("test value"),
+            Reply::tool(&CallToolResult::error("no such region")).expect("test value"),
+            Reply::tool(&CallToolResult {
+                structured_content: Some(json!({"n": 1.5, "ok": true})),
+                ..CallToolResult::text("{\"n\":1.5}")
+            })
+            .expect("test value"),
+            Reply::tool(&CallToolResult { meta: Some(Default::default()), ..CallToolResult::text("m") })
+                .expect("test value"),
             Reply::InputRequired(InputRequiredResult {
                 input_requests: Some([("region".to_owned(), InputRequest::Elicit(form))].into_iter().collect()),
                 request_state: Some("sealed".into()),
@@ -245,6 +264,23 @@ mod tests {
                 assert_eq!(encoded["_meta"][keys::SERVER_INFO]["name"], json!("results-test"), "{json}");
             }
         }
+    }
+
+    /// A typed tool result is encoded once, unless it sets `_meta` (the slow path keeps it).
+    #[test]
+    fn tool_results_stay_encoded_unless_they_carry_meta() {
+        let encoded = |reply: Reply| match reply {
+            Reply::Complete { result, .. } => result.into_encoded().is_ok(),
+            _ => false,
+        };
+        assert!(encoded(Reply::tool(&CallToolResult::text("hi")).expect("test value")));
+        assert!(encoded(Reply::tool(&CallToolResult::error("bad")).expect("test value")));
+        let with_meta = CallToolResult { meta: Some(Default::default()), ..CallToolResult::text("m") };
+        assert!(!encoded(Reply::tool(&with_meta).expect("test value")));
+        let Ok(Reply::Complete { result, .. }) = Reply::tool(&CallToolResult::error("bad")) else {
+            panic!("a tool result is complete");
+        };
+        assert!(result.is_tool_error());
     }
 
     #[test]

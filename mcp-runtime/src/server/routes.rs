@@ -154,7 +154,7 @@ fn carrier<P, R>(
     ctx: RequestContext,
     params: Option<JsonObject>,
     parse: fn(Option<JsonObject>) -> Result<P, Error>,
-    finish: fn(R) -> Result<Reply, Error>,
+    finish: fn(R, bool) -> Result<Reply, Error>,
     tasks: bool,
 ) -> BoxFuture<Result<Reply, Error>>
 where
@@ -162,9 +162,10 @@ where
     R: Send + 'static,
 {
     let Some(handler) = handler.clone() else { return ready(Err(Error::internal("handler missing"))) };
+    let modern = !ctx.is_legacy();
     Box::pin(async move {
         match handler(ctx, parse(params)?).await? {
-            Outcome::Complete(result) => finish(result),
+            Outcome::Complete(result) => finish(result, modern),
             Outcome::InputRequired(ir) => Ok(Reply::InputRequired(ir)),
             Outcome::Task(task) if tasks => Ok(Reply::Task(task)),
             Outcome::Task(_) => {
@@ -193,18 +194,27 @@ impl Handler for Routes {
                 let caps = Arc::clone(&self.capabilities);
                 Box::pin(async move {
                     let result = super::listen::listen(&caps, ctx, parse(params)?).await?;
-                    Ok(Reply::Complete { result, cacheable: false })
+                    Ok(Reply::Complete { result: result.into(), cacheable: false })
                 })
             }
-            Route::CallTool => carrier(&h.call_tool, ctx, params, parse_call, |result| Reply::plain(&result), true),
-            Route::GetPrompt => carrier(&h.get_prompt, ctx, params, parse, |result| Reply::plain(&result), false),
+            // A modern tool result is encoded once, straight to text; a legacy session's is
+            // trimmed to its revision, which needs the tree.
+            Route::CallTool => carrier(
+                &h.call_tool,
+                ctx,
+                params,
+                parse_call,
+                |result, modern| if modern { Reply::tool(&result) } else { Reply::plain(&result) },
+                true,
+            ),
+            Route::GetPrompt => carrier(&h.get_prompt, ctx, params, parse, |result, _| Reply::plain(&result), false),
             Route::Tasks => Box::pin(super::tasks::serve(ctx, method, params)),
             Route::ReadResource => carrier(
                 &h.read_resource,
                 ctx,
                 params,
                 parse,
-                |result| {
+                |result, _| {
                     if result.contents.is_empty() {
                         tracing::warn!("resources/read handler returned no contents");
                         return Err(Error::internal("Handler returned an invalid result"));
