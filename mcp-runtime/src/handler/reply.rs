@@ -56,16 +56,15 @@ impl Reply {
     /// A tool's final result, encoded straight to text for a 2026-07-28 response (one that
     /// sets `_meta` or another result type becomes a tree, which the server finishes the
     /// slow way).
-    pub(crate) fn tool(result: &CallToolResult) -> Result<Reply, Error> {
+    pub(crate) fn tool(result: CallToolResult) -> Result<Reply, Error> {
         if result.meta.is_some() || result.result_type != ResultType::Complete {
-            return Reply::plain(result);
+            return Reply::plain(&result);
         }
-        let json = serde_json::to_string(result).map_err(|e| {
+        let json = serde_json::to_string(&result).map_err(|e| {
             tracing::warn!(error = %e, "could not encode a result");
             Error::internal("Handler returned an invalid result")
         })?;
-        let tool_error = result.is_error == Some(true);
-        Ok(Reply::Complete { result: ResultObject::encoded(json, tool_error), cacheable: false })
+        Ok(Reply::Complete { result: ResultObject::encoded(result, json), cacheable: false })
     }
 
     /// The wire form of an interim result (`InputRequiredResult`, `CreateTaskResult`), as an object.

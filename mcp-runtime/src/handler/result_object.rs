@@ -1,42 +1,46 @@
-//! [`ResultObject`]: a final result's JSON object, kept as the text a typed result was
-//! encoded to until a layer looks inside it.
+//! [`ResultObject`]: a final result's JSON object, kept as the typed tool result it came
+//! from, and the text that result was encoded to, until a layer looks inside it.
 
+use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
-use crate::protocol::JsonObject;
+use serde::{Serialize, Serializer};
+
+use crate::protocol::{CallToolResult, JsonObject};
 
 /// The object of a final result ([`Reply::Complete`](super::Reply::Complete)).
 ///
 /// A tool's typed result is encoded once, straight to the text the response frame is built
-/// from. A layer that reads the object (through `Deref`, as a [`JsonObject`]) has that text
-/// read into a tree on first use; one that changes it (`DerefMut`) makes the tree the result.
-/// Results that are not typed tool results are trees from the start.
-#[derive(Debug, Clone)]
+/// from. A layer can still read the object as a [`JsonObject`] through `Deref`: the first
+/// read builds the tree from the typed result (as encoding a result used to). Any mutable
+/// access (`DerefMut`, even without a change) makes that tree the result, and the encoded
+/// text is dropped, so what the client receives is always what the layers last saw.
+/// Results that are not typed tool results are trees from the start. Equality compares
+/// the objects, and `Debug` and `Serialize` show the object, whichever form it is held in.
+#[derive(Clone)]
 pub struct ResultObject(Repr);
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Repr {
     Tree(JsonObject),
     Encoded {
-        /// The compact JSON of an object whose own `resultType` is `complete` and that has
-        /// no `_meta`.
+        /// The result, whose own `resultType` is `complete` and which has no `_meta`.
+        typed: Box<CallToolResult>,
+        /// Its compact JSON.
         json: String,
-        /// Whether it is a tool's `isError: true` result.
-        tool_error: bool,
-        /// The tree, once a layer asked for it.
+        /// Its tree, once a layer asked for it.
         tree: OnceLock<JsonObject>,
     },
 }
 
 impl ResultObject {
-    /// A result already encoded by the runtime: `json` is the compact JSON of an object
-    /// that writes its own `"resultType":"complete"` and has no `_meta`.
-    pub(crate) fn encoded(json: String, tool_error: bool) -> Self {
-        ResultObject(Repr::Encoded { json, tool_error, tree: OnceLock::new() })
+    /// A typed tool result and its compact JSON (`json` must be `typed` encoded).
+    pub(crate) fn encoded(typed: CallToolResult, json: String) -> Self {
+        ResultObject(Repr::Encoded { typed: Box::new(typed), json, tree: OnceLock::new() })
     }
 
-    /// The encoded text, when no layer has changed the result since it was encoded; else
+    /// The encoded text, when no layer has had mutable access since it was encoded; else
     /// the result itself.
     pub(crate) fn into_encoded(self) -> Result<String, ResultObject> {
         match self.0 {
@@ -45,10 +49,11 @@ impl ResultObject {
         }
     }
 
-    /// Whether this is a tool's `isError: true` result, without reading encoded text.
+    /// Whether this is a tool's `isError: true` result (read from the typed result when
+    /// there is one, without building the tree).
     pub fn is_tool_error(&self) -> bool {
         match &self.0 {
-            Repr::Encoded { tool_error, .. } => *tool_error,
+            Repr::Encoded { typed, .. } => typed.is_error == Some(true),
             Repr::Tree(map) => map.get("isError").and_then(serde_json::Value::as_bool) == Some(true),
         }
     }
@@ -57,17 +62,21 @@ impl ResultObject {
     pub fn into_object(self) -> JsonObject {
         match self.0 {
             Repr::Tree(map) => map,
-            Repr::Encoded { json, mut tree, .. } => tree.take().unwrap_or_else(|| read(&json)),
+            Repr::Encoded { typed, mut tree, .. } => tree.take().unwrap_or_else(|| tree_of(&typed)),
         }
     }
 }
 
-/// The tree of text the runtime encoded from a typed result (so it is an object).
-fn read(json: &str) -> JsonObject {
-    serde_json::from_str(json).unwrap_or_else(|error| {
-        tracing::error!(%error, "an encoded result does not read back as an object");
-        JsonObject::new()
-    })
+/// The tree of a typed tool result, built as `Reply::plain` builds one.
+fn tree_of(typed: &CallToolResult) -> JsonObject {
+    match serde_json::to_value(typed) {
+        Ok(serde_json::Value::Object(map)) => map,
+        // Not reached: the same value was just encoded to text without error.
+        _ => {
+            tracing::error!("a tool result that was encoded could not be built as a tree");
+            JsonObject::new()
+        }
+    }
 }
 
 impl From<JsonObject> for ResultObject {
@@ -88,7 +97,7 @@ impl Deref for ResultObject {
     fn deref(&self) -> &JsonObject {
         match &self.0 {
             Repr::Tree(map) => map,
-            Repr::Encoded { json, tree, .. } => tree.get_or_init(|| read(json)),
+            Repr::Encoded { typed, tree, .. } => tree.get_or_init(|| tree_of(typed)),
         }
     }
 }
@@ -112,19 +121,35 @@ impl PartialEq for ResultObject {
     }
 }
 
+impl fmt::Debug for ResultObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ResultObject").field(&**self).finish()
+    }
+}
+
+impl Serialize for ResultObject {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Tree(map) => map.serialize(serializer),
+            Repr::Encoded { typed, .. } => typed.serialize(serializer),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
 
-    fn encoded() -> ResultObject {
-        ResultObject::encoded(r#"{"resultType":"complete","content":[],"isError":true}"#.to_owned(), true)
+    fn encoded(result: CallToolResult) -> ResultObject {
+        let json = serde_json::to_string(&result).expect("test value");
+        ResultObject::encoded(result, json)
     }
 
     #[test]
     fn reading_keeps_the_text_and_writing_drops_it() {
-        let mut result = encoded();
+        let mut result = encoded(CallToolResult::error("no"));
         assert!(result.is_tool_error());
         assert_eq!(result.get("isError"), Some(&json!(true)));
         assert!(result.clone().into_encoded().is_ok(), "a read leaves the encoded text authoritative");
@@ -135,14 +160,31 @@ mod tests {
     }
 
     #[test]
-    fn a_tree_and_its_encoding_are_equal() {
-        let tree: ResultObject = json!({"resultType": "complete", "content": [], "isError": true})
-            .as_object()
-            .cloned()
-            .unwrap_or_default()
-            .into();
-        assert_eq!(tree, encoded());
-        assert_eq!(encoded().into_object(), tree.into_object());
+    fn every_view_of_an_encoded_result_is_its_tree() {
+        let typed = CallToolResult { structured_content: Some(json!({"n": 1.5})), ..CallToolResult::text("hi") };
+        let tree: ResultObject =
+            serde_json::to_value(&typed).expect("test value").as_object().cloned().unwrap_or_default().into();
+        let result = encoded(typed);
+        assert_eq!(result, tree);
+        assert_eq!(
+            serde_json::to_value(&result).expect("test value"),
+            serde_json::to_value(&tree).expect("test value")
+        );
+        assert_eq!(format!("{result:?}"), format!("{tree:?}"));
+        assert_eq!(result.into_object(), tree.into_object());
         assert!(!ResultObject::default().is_tool_error());
+    }
+
+    /// The tree is built from the typed result, not read back from the text: a result
+    /// nested deeper than a JSON reader's recursion limit keeps its content.
+    #[test]
+    fn a_deeply_nested_result_keeps_its_tree() {
+        let mut deep = json!(1);
+        for _ in 0..200 {
+            deep = json!([deep]);
+        }
+        let result = encoded(CallToolResult { structured_content: Some(deep.clone()), ..CallToolResult::text("deep") });
+        assert_eq!(result.get("structuredContent"), Some(&deep));
+        assert!(result.contains_key("content"));
     }
 }

@@ -238,14 +238,14 @@ mod tests {
             Reply::complete(object(json!({"_meta": "odd"}))),
             Reply::Complete { result: object(json!({"tools": []})).into(), cacheable: true },
             // Typed tool results, encoded straight to text (the last one, with `_meta`, as a tree).
-            Reply::tool(&CallToolResult::text("hi \"there\" ü")).expect("test value"),
-            Reply::tool(&CallToolResult::error("no such region")).expect("test value"),
-            Reply::tool(&CallToolResult {
+            Reply::tool(CallToolResult::text("hi \"there\" ü")).expect("test value"),
+            Reply::tool(CallToolResult::error("no such region")).expect("test value"),
+            Reply::tool(CallToolResult {
                 structured_content: Some(json!({"n": 1.5, "ok": true})),
                 ..CallToolResult::text("{\"n\":1.5}")
             })
             .expect("test value"),
-            Reply::tool(&CallToolResult { meta: Some(Default::default()), ..CallToolResult::text("m") })
+            Reply::tool(CallToolResult { meta: Some(Default::default()), ..CallToolResult::text("m") })
                 .expect("test value"),
             Reply::InputRequired(InputRequiredResult {
                 input_requests: Some([("region".to_owned(), InputRequest::Elicit(form))].into_iter().collect()),
@@ -273,11 +273,11 @@ mod tests {
             Reply::Complete { result, .. } => result.into_encoded().is_ok(),
             _ => false,
         };
-        assert!(encoded(Reply::tool(&CallToolResult::text("hi")).expect("test value")));
-        assert!(encoded(Reply::tool(&CallToolResult::error("bad")).expect("test value")));
+        assert!(encoded(Reply::tool(CallToolResult::text("hi")).expect("test value")));
+        assert!(encoded(Reply::tool(CallToolResult::error("bad")).expect("test value")));
         let with_meta = CallToolResult { meta: Some(Default::default()), ..CallToolResult::text("m") };
-        assert!(!encoded(Reply::tool(&with_meta).expect("test value")));
-        let Ok(Reply::Complete { result, .. }) = Reply::tool(&CallToolResult::error("bad")) else {
+        assert!(!encoded(Reply::tool(with_meta).expect("test value")));
+        let Ok(Reply::Complete { result, .. }) = Reply::tool(CallToolResult::error("bad")) else {
             panic!("a tool result is complete");
         };
         assert!(result.is_tool_error());

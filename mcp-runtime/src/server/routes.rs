@@ -204,7 +204,7 @@ impl Handler for Routes {
                 ctx,
                 params,
                 parse_call,
-                |result, modern| if modern { Reply::tool(&result) } else { Reply::plain(&result) },
+                |result, modern| if modern { Reply::tool(result) } else { Reply::plain(&result) },
                 true,
             ),
             Route::GetPrompt => carrier(&h.get_prompt, ctx, params, parse, |result, _| Reply::plain(&result), false),
