@@ -36,6 +36,9 @@ pub fn parse_strict(text: &str, max_depth: usize) -> Result<Value, StrictJsonErr
     }
 }
 
+/// How many entries of an object are held on the stack before its map is built.
+const SMALL: usize = 8;
+
 /// One level of the value being read: how many more levels may open below it.
 #[derive(Clone, Copy)]
 struct Strict<'a> {
@@ -120,7 +123,27 @@ impl<'de> Visitor<'de> for Strict<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let inner = self.open()?;
-        let mut object = Map::new();
+        // The first `SMALL` entries wait on the stack, so that a small object (most of a
+        // JSON-RPC message) allocates its map once at its final size: growing a map entry by
+        // entry allocates twice at the start and again at the fourth key, and rehashes. A
+        // duplicate among them is found by comparing the keys themselves.
+        let mut small: [Option<(String, Value)>; SMALL] = Default::default();
+        let mut held = 0;
+        while held < SMALL {
+            let Some(key) = map.next_key::<String>()? else {
+                let mut object = Map::with_capacity(held);
+                object.extend(small.iter_mut().take(held).filter_map(Option::take));
+                return Ok(Value::Object(object));
+            };
+            let value = map.next_value_seed(inner)?;
+            if small[..held].iter().flatten().any(|(seen, _)| *seen == key) {
+                return Err(self.fail(StrictJsonError::DuplicateKey));
+            }
+            small[held] = Some((key, value));
+            held += 1;
+        }
+        let mut object = Map::with_capacity(2 * SMALL);
+        object.extend(small.iter_mut().filter_map(Option::take));
         while let Some(key) = map.next_key::<String>()? {
             let value = map.next_value_seed(inner)?;
             if object.insert(key, value).is_some() {
@@ -170,6 +193,33 @@ mod tests {
         // Escapes are decoded before comparing.
         assert_eq!(parse_strict(r#"{"a":1,"\u0061":2}"#, 8), Err(StrictJsonError::DuplicateKey));
         assert!(parse_strict(r#"{"a":{"a":1}}"#, 8).is_ok());
+    }
+
+    fn object(keys: impl IntoIterator<Item = usize>) -> String {
+        let entries: Vec<String> = keys.into_iter().map(|k| format!("\"k{k}\":{k}")).collect();
+        format!("{{{}}}", entries.join(","))
+    }
+
+    /// The first entries of an object wait on the stack and later ones go straight into its
+    /// map: both sides of that boundary keep the keys in order and find every duplicate.
+    #[test]
+    fn objects_of_every_size_keep_their_order_and_refuse_duplicates() {
+        for len in [0, 1, SMALL - 1, SMALL, SMALL + 1, 3 * SMALL] {
+            let text = object(0..len);
+            let strict = parse_strict(&text, 8).expect("unique keys");
+            let keys: Vec<&String> = strict.as_object().expect("an object").keys().collect();
+            let expected: Vec<String> = (0..len).map(|k| format!("k{k}")).collect();
+            assert_eq!(keys, expected.iter().collect::<Vec<_>>(), "{len} keys");
+            for (first, again) in [(0, len), (len.saturating_sub(1), len), (0, SMALL + 2), (SMALL + 1, SMALL + 3)] {
+                if first >= len.max(1) || again < first {
+                    continue;
+                }
+                let repeated = object((0..len.max(again + 1)).chain([first]));
+                assert_eq!(parse_strict(&repeated, 8), Err(StrictJsonError::DuplicateKey), "{repeated}");
+            }
+        }
+        // A duplicate still reads its value first: a broken value is a syntax error.
+        assert_eq!(parse_strict(r#"{"a":1,"a":}"#, 8), Err(StrictJsonError::Syntax));
     }
 
     #[test]
