@@ -42,6 +42,11 @@
 #   BENCH_MRTR_ERAS="modern"    eras of the MRTR runs ("" for none; "legacy modern" adds the
 #                               2025-11-25 back-channel elicitation flow)
 #   BENCH_MRTR_CONCURRENCY=16
+#   BENCH_WORKERS=$(nproc)      the "http-workers" rows: plain and MRTR over HTTP, modern era,
+#                               concurrency 16, with our server started as `http ADDR
+#                               --workers N` (N single-threaded runtimes, every connection
+#                               pinned to one; `Serve::workers`) and the peers as in the
+#                               "http" rows; "" or 0 leaves those rows out
 #   BENCH_OUT=BENCHMARKS.md     report path (relative to the repository root)
 #
 # Results: target/bench/results.jsonl (one line per run: round, server, loadgen's JSON line),
@@ -50,7 +55,8 @@
 # "MRTR ≥ 0.45× our plain rate" goal compares two runs a few seconds apart rather than two
 # configurations ten minutes apart (the host's speed drifts more than that goal's margin).
 # With the defaults: 8 plain + 2 MRTR configurations × 3 rounds × 4 servers, plus 2 × 3
-# paired plain runs = 126 runs of about 7.7 s: about 16 minutes after the builds.
+# paired plain runs, plus the two "http-workers" configurations (27 runs) = 153 runs of about
+# 7.7 s: about 20 minutes after the builds.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +71,8 @@ concurrencies=${BENCH_CONCURRENCY:-1 16}
 peers=${BENCH_PEERS:-rmcp python typescript}
 mrtr_eras=${BENCH_MRTR_ERAS-modern}
 mrtr_concurrency=${BENCH_MRTR_CONCURRENCY:-16}
+workers=${BENCH_WORKERS-$(nproc)}
+[[ -z "$workers" || "$workers" =~ ^[0-9]+$ ]] || { echo "bench: BENCH_WORKERS must be a number" >&2; exit 2; }
 out=${BENCH_OUT:-BENCHMARKS.md}
 
 target_dir=${CARGO_TARGET_DIR:-$root/target}
@@ -137,8 +145,8 @@ mkdir -p "$bench_dir"
 rm -rf "$logs"
 mkdir -p "$logs"
 : >"$results"
-settings=$(printf '{"duration":%s,"warmup":%s,"rounds":%s,"transports":"%s","eras":"%s","concurrency":"%s","peers":"%s","mrtr_eras":"%s","mrtr_concurrency":%s}' \
-  "$duration" "$warmup" "$rounds" "$transports" "$eras" "$concurrencies" "$peers" "$mrtr_eras" "$mrtr_concurrency")
+settings=$(printf '{"duration":%s,"warmup":%s,"rounds":%s,"transports":"%s","eras":"%s","concurrency":"%s","peers":"%s","mrtr_eras":"%s","mrtr_concurrency":%s,"workers":%s}' \
+  "$duration" "$warmup" "$rounds" "$transports" "$eras" "$concurrencies" "$peers" "$mrtr_eras" "$mrtr_concurrency" "${workers:-0}")
 python3 "$report_py" meta "$bench_dir" "$settings"
 read -r load1 _ </proc/loadavg
 if awk -v l="$load1" 'BEGIN { exit !(l > 0.5) }'; then
@@ -196,7 +204,12 @@ run_one() {
   else
     local port
     free_port port
-    "${cmd[@]}" http "127.0.0.1:$port" >>"$log" 2>&1 &
+    # "http-workers": the same wire, with our server on its per-core runtimes.
+    local options=()
+    if [[ "$transport" == http-workers && "$server" == ours ]]; then
+      options=(--workers "$workers")
+    fi
+    "${cmd[@]}" http "127.0.0.1:$port" "${options[@]}" >>"$log" 2>&1 &
     server_pid=$!
     if wait_for_port "$port" "$server_pid"; then
       line=$("$loadgen" --transport http --url "http://127.0.0.1:$port/mcp" --pid "$server_pid" "${args[@]}" 2>>"$log") ||
@@ -255,6 +268,12 @@ for transport in $transports; do
     run_config mrtr "$transport" "$era" "$mrtr_concurrency"
   done
 done
+if [[ "${workers:-0}" != 0 && " $transports " == *" http "* ]]; then
+  run_config plain http-workers modern 16
+  if [[ " $mrtr_eras " == *" modern "* ]]; then
+    run_config mrtr http-workers modern "$mrtr_concurrency"
+  fi
+fi
 echo "== $run_count runs in $((SECONDS - started)) s"
 python3 "$report_py" finish "$bench_dir"
 

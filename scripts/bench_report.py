@@ -191,7 +191,8 @@ def report(bench_dir, out_path):
     def title(key):
         mode, transport, era, conc = key
         what = "plain tools/call (echo)" if mode == "plain" else "MRTR (provision + 1 elicitation)"
-        return f"{what} · {transport} · {ERA_NAMES.get(era, era)} ({era}) · concurrency {conc}"
+        wire = f"http, ours on {workers} workers" if transport == "http-workers" else transport
+        return f"{what} · {wire} · {ERA_NAMES.get(era, era)} ({era}) · concurrency {conc}"
 
     servers_seen = []
     for key in order:
@@ -200,6 +201,7 @@ def report(bench_dir, out_path):
                 servers_seen.append(s)
     peers = [s for s in PEERS if s in servers_seen]
     s = meta["settings"]
+    workers = s.get("workers", 0)
     L = []
     L.append("# Benchmarks")
     L.append("")
@@ -259,6 +261,13 @@ def report(bench_dir, out_path):
         "below 1 mean we use less. CPU/call is the server's user+system time over the window "
         "divided by the calls in it; peak RSS is the server's VmHWM."
     )
+    if any(key[1] == "http-workers" for key in order):
+        L.append(
+            f"- `http-workers` rows: the same HTTP runs, with our server started as `http ADDR --workers {workers}` "
+            f"(`Serve::workers({workers})`: {workers} threads, each running a single-threaded runtime, every connection "
+            "pinned to one of them). The `http` rows run it with its default, every connection on the "
+            "multi-threaded runtime of `#[tokio::main]`, as the peers run theirs."
+        )
     L.append("")
 
     # Summary
@@ -301,7 +310,7 @@ def report(bench_dir, out_path):
     for key in order:
         mode, transport, era, conc = key
         where = f"{mode if mode == 'plain' else 'MRTR'} · {transport} · {era} · c{conc}"
-        if mode == "plain" and conc == 16 and transport == "http":
+        if mode == "plain" and conc == 16 and transport in ("http", "http-workers"):
             at_least(where, key, "rmcp", 3, "rmcp")
             r = get_ratio(key, "rmcp", "server_cpu_us_per_call")
             if r is not None:
