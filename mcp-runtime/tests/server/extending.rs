@@ -385,3 +385,38 @@ async fn dynamic_tools_run_behind_sealing_and_limits() {
     let error = within("slow", client.request("tools/call", slow)).await.expect_err("timed out");
     assert_eq!(error.code, -32001, "{}", error.message);
 }
+
+/// A 2026-07-28 `tools/call` hands the tool its `_meta` as `params.meta`. Its reserved keys
+/// were decoded once into the request's context and are copied from there: what the tool
+/// sees must be exactly what decoding the `_meta` that was sent gives, extra keys included.
+#[tokio::test]
+async fn a_tool_sees_the_meta_that_was_sent() {
+    let report =
+        DynamicTool::new(Tool::new("meta", "Report _meta.", json!({"type": "object"})), |_ctx, params| async move {
+            let meta = serde_json::to_string(&params.meta).expect("meta encodes");
+            Ok(CallToolResult::text(meta))
+        });
+    let server = Server::builder("meta", "1.0.0").dynamic_tool(report).build();
+    let client = mcp::client::in_process(&server);
+    let mut sent = meta(&json!({"elicitation": {"form": {}}, "extensions": {"io.example/x": {"v": 1}}}));
+    sent["io.modelcontextprotocol/clientInfo"] = json!({"name": "tester", "version": "9.1", "title": "T"});
+    sent["io.modelcontextprotocol/logLevel"] = json!("warning");
+    sent["progressToken"] = json!("p-7");
+    sent["traceparent"] = json!("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    sent["io.example/vendor"] = json!({"nested": [1, 2.5, null]});
+    let expected: mcp::protocol::RequestMeta = serde_json::from_value(sent.clone()).expect("valid _meta");
+    let call = json!({"_meta": sent, "name": "meta", "arguments": {}});
+    let result = within("meta", client.request("tools/call", call)).await.expect("called");
+    let text = result["content"][0]["text"].as_str().expect("text");
+    let seen: Option<mcp::protocol::RequestMeta> = serde_json::from_str(text).expect("meta decodes");
+    assert_eq!(seen, Some(expected));
+    // The same with only the required keys.
+    let call = json!({"_meta": meta(&json!({})), "name": "meta", "arguments": {}});
+    let result = within("meta", client.request("tools/call", call)).await.expect("called");
+    let seen: Option<mcp::protocol::RequestMeta> =
+        serde_json::from_str(result["content"][0]["text"].as_str().expect("text")).expect("meta decodes");
+    let seen = seen.expect("a _meta");
+    assert!(seen.client_info.is_none() && seen.log_level.is_none() && seen.progress_token.is_none(), "{seen:?}");
+    assert_eq!(seen.protocol_version.as_deref(), Some("2026-07-28"));
+    assert!(seen.other.is_empty(), "{:?}", seen.other);
+}
