@@ -123,34 +123,42 @@ impl<'de> Visitor<'de> for Strict<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let inner = self.open()?;
-        // The first `SMALL` entries wait on the stack, so that a small object (most of a
-        // JSON-RPC message) allocates its map once at its final size: growing a map entry by
-        // entry allocates twice at the start and again at the fourth key, and rehashes. A
-        // duplicate among them is found by comparing the keys themselves.
+        // Up to `SMALL` entries wait on the stack, so that an object of at most `SMALL` keys
+        // (most of a JSON-RPC message) allocates its map once, at its final size: a map grown
+        // key by key allocates at the first key, then again (and rehashes) at the fourth and
+        // the eighth. A duplicate among them is found by comparing the keys themselves.
         let mut small: [Option<(String, Value)>; SMALL] = Default::default();
         let mut held = 0;
-        while held < SMALL {
-            let Some(key) = map.next_key::<String>()? else {
-                let mut object = Map::with_capacity(held);
-                object.extend(small.iter_mut().take(held).filter_map(Option::take));
-                return Ok(Value::Object(object));
-            };
+        let next = loop {
+            let Some(key) = map.next_key::<String>()? else { break None };
+            if held == SMALL {
+                break Some(key);
+            }
             let value = map.next_value_seed(inner)?;
             if small[..held].iter().flatten().any(|(seen, _)| *seen == key) {
                 return Err(self.fail(StrictJsonError::DuplicateKey));
             }
             small[held] = Some((key, value));
             held += 1;
-        }
+        };
+        let Some(mut key) = next else {
+            let mut object = Map::with_capacity(held);
+            object.extend(small.iter_mut().filter_map(Option::take));
+            return Ok(Value::Object(object));
+        };
+        // More than `SMALL` keys: the held entries go into a map that grows from here.
         let mut object = Map::with_capacity(2 * SMALL);
         object.extend(small.iter_mut().filter_map(Option::take));
-        while let Some(key) = map.next_key::<String>()? {
+        loop {
             let value = map.next_value_seed(inner)?;
             if object.insert(key, value).is_some() {
                 return Err(self.fail(StrictJsonError::DuplicateKey));
             }
+            match map.next_key::<String>()? {
+                Some(more) => key = more,
+                None => return Ok(Value::Object(object)),
+            }
         }
-        Ok(Value::Object(object))
     }
 }
 
@@ -210,16 +218,20 @@ mod tests {
             let keys: Vec<&String> = strict.as_object().expect("an object").keys().collect();
             let expected: Vec<String> = (0..len).map(|k| format!("k{k}")).collect();
             assert_eq!(keys, expected.iter().collect::<Vec<_>>(), "{len} keys");
-            for (first, again) in [(0, len), (len.saturating_sub(1), len), (0, SMALL + 2), (SMALL + 1, SMALL + 3)] {
-                if first >= len.max(1) || again < first {
+            // `k{first}` again after keys 0..n (n at least `len`, `at_least` and first + 1): a
+            // duplicate of the first or last key, and of a held or a spilled key after the spill.
+            for (first, at_least) in [(0, len), (len.saturating_sub(1), len), (0, SMALL + 2), (SMALL + 1, SMALL + 3)] {
+                if first >= len.max(1) {
                     continue;
                 }
-                let repeated = object((0..len.max(again + 1)).chain([first]));
+                let repeated = object((0..len.max(at_least).max(first + 1)).chain([first]));
                 assert_eq!(parse_strict(&repeated, 8), Err(StrictJsonError::DuplicateKey), "{repeated}");
             }
         }
-        // A duplicate still reads its value first: a broken value is a syntax error.
+        // A duplicate still reads its value first: a broken value is a syntax error, and a
+        // value nested too deeply is too deep.
         assert_eq!(parse_strict(r#"{"a":1,"a":}"#, 8), Err(StrictJsonError::Syntax));
+        assert_eq!(parse_strict(r#"{"a":1,"a":[[1]]}"#, 2), Err(StrictJsonError::TooDeep));
     }
 
     #[test]

@@ -386,9 +386,10 @@ async fn dynamic_tools_run_behind_sealing_and_limits() {
     assert_eq!(error.code, -32001, "{}", error.message);
 }
 
-/// A 2026-07-28 `tools/call` hands the tool its `_meta` as `params.meta`. Its reserved keys
-/// were decoded once into the request's context and are copied from there: what the tool
-/// sees must be exactly what decoding the `_meta` that was sent gives, extra keys included.
+/// A 2026-07-28 `tools/call` hands the tool its `_meta` as `params.meta`: exactly what
+/// decoding the `_meta` that was sent gives, reserved and extra keys. The request's context
+/// decodes the reserved keys too (to check them); this pins `params.meta` for any change
+/// that would share that work between the two.
 #[tokio::test]
 async fn a_tool_sees_the_meta_that_was_sent() {
     let report =
