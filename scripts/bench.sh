@@ -72,7 +72,9 @@ peers=${BENCH_PEERS:-rmcp python typescript}
 mrtr_eras=${BENCH_MRTR_ERAS-modern}
 mrtr_concurrency=${BENCH_MRTR_CONCURRENCY:-16}
 workers=${BENCH_WORKERS-$(nproc)}
-[[ -z "$workers" || "$workers" =~ ^[0-9]+$ ]] || { echo "bench: BENCH_WORKERS must be a number" >&2; exit 2; }
+[[ -z "$workers" || "$workers" =~ ^[0-9]{1,4}$ ]] || { echo "bench: BENCH_WORKERS must be a number" >&2; exit 2; }
+workers=$((10#${workers:-0}))
+((workers <= 1024)) || { echo "bench: BENCH_WORKERS is at most 1024 (the server's --workers limit)" >&2; exit 2; }
 out=${BENCH_OUT:-BENCHMARKS.md}
 
 target_dir=${CARGO_TARGET_DIR:-$root/target}
@@ -146,7 +148,7 @@ rm -rf "$logs"
 mkdir -p "$logs"
 : >"$results"
 settings=$(printf '{"duration":%s,"warmup":%s,"rounds":%s,"transports":"%s","eras":"%s","concurrency":"%s","peers":"%s","mrtr_eras":"%s","mrtr_concurrency":%s,"workers":%s}' \
-  "$duration" "$warmup" "$rounds" "$transports" "$eras" "$concurrencies" "$peers" "$mrtr_eras" "$mrtr_concurrency" "${workers:-0}")
+  "$duration" "$warmup" "$rounds" "$transports" "$eras" "$concurrencies" "$peers" "$mrtr_eras" "$mrtr_concurrency" "$workers")
 python3 "$report_py" meta "$bench_dir" "$settings"
 read -r load1 _ </proc/loadavg
 if awk -v l="$load1" 'BEGIN { exit !(l > 0.5) }'; then
@@ -268,7 +270,7 @@ for transport in $transports; do
     run_config mrtr "$transport" "$era" "$mrtr_concurrency"
   done
 done
-if [[ "${workers:-0}" != 0 && " $transports " == *" http "* ]]; then
+if ((workers > 0)) && [[ " $transports " == *" http "* ]]; then
   run_config plain http-workers modern 16
   if [[ " $mrtr_eras " == *" modern "* ]]; then
     run_config mrtr http-workers modern "$mrtr_concurrency"

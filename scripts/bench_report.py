@@ -265,8 +265,9 @@ def report(bench_dir, out_path):
         L.append(
             f"- `http-workers` rows: the same HTTP runs, with our server started as `http ADDR --workers {workers}` "
             f"(`Serve::workers({workers})`: {workers} threads, each running a single-threaded runtime, every connection "
-            "pinned to one of them). The `http` rows run it with its default, every connection on the "
-            "multi-threaded runtime of `#[tokio::main]`, as the peers run theirs."
+            "pinned to one of them; the multi-threaded runtime of `#[tokio::main]` then only accepts). The `http` rows "
+            "run it with its default, every connection on that multi-threaded runtime, as rmcp runs its own; the "
+            "Python and TypeScript peers each serve on one event loop."
         )
     L.append("")
 
