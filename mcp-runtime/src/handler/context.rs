@@ -838,6 +838,14 @@ impl RequestContext {
 #[derive(Debug, Clone)]
 pub struct Context {
     request: RequestContext,
+    /// Shared, so that cloning a context (each resolver round holds one) does not copy
+    /// the answers and the state.
+    echoed: Arc<Echoed>,
+}
+
+/// What a retry carries back: read once per request, never changed after.
+#[derive(Debug)]
+struct Echoed {
     input_responses: Option<crate::protocol::InputResponses>,
     request_state: Option<String>,
     /// The questions the echoed state records as asked ([`Context::record_questions`]).
@@ -873,7 +881,7 @@ impl Context {
         request_state: Option<String>,
     ) -> Self {
         let (request_state, asked) = super::answers::split(request_state);
-        Context { request, input_responses, request_state, asked }
+        Context { request, echoed: Arc::new(Echoed { input_responses, request_state, asked }) }
     }
 
     /// The answers that count on this retry: those to the questions its `requestState`
@@ -924,7 +932,7 @@ impl Context {
     /// # }
     /// ```
     pub fn answers(&self) -> super::Answers<'_> {
-        super::Answers::new(&self.asked, self.input_responses.as_ref())
+        super::Answers::new(&self.echoed.asked, self.echoed.input_responses.as_ref())
     }
 
     /// Record in `result`'s `requestState` which questions it asks (the keys of its
@@ -989,7 +997,7 @@ impl Context {
     /// # }
     /// ```
     pub fn input_responses(&self) -> Option<&crate::protocol::InputResponses> {
-        self.input_responses.as_ref()
+        self.echoed.input_responses.as_ref()
     }
 
     /// The answer under `key`, if the client sent one, asked for or not (see
@@ -1025,7 +1033,7 @@ impl Context {
     /// # }
     /// ```
     pub fn input_response(&self, key: &str) -> Option<&InputResponse> {
-        self.input_responses.as_ref()?.get(key)
+        self.echoed.input_responses.as_ref()?.get(key)
     }
 
     /// The `requestState` the client echoed (`None` on the first round): the handler's
@@ -1055,7 +1063,7 @@ impl Context {
     /// # }
     /// ```
     pub fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
+        self.echoed.request_state.as_deref()
     }
 
     /// The underlying request context.
