@@ -163,7 +163,7 @@ fn streams_busy() -> Error {
 pub(crate) async fn run<R, W>(
     server: Server,
     reader: R,
-    mut writer: W,
+    writer: W,
     config: ConnectionConfig,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()>
@@ -174,6 +174,10 @@ where
     let mut shutdown = std::pin::pin!(shutdown);
     let (tx, mut rx) = mpsc::channel::<String>(1024);
     let writer_task = tokio::spawn(async move {
+        // Frames and their newlines gather in a buffer, written out when no other frame is
+        // waiting: one write for a frame and its newline, and one for several frames that
+        // finished together, instead of two writes each (a pipe writes at once).
+        let mut writer = tokio::io::BufWriter::new(writer);
         while let Some(frame) = rx.recv().await {
             writer.write_all(frame.as_bytes()).await?;
             writer.write_all(b"\n").await?;
