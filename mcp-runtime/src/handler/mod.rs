@@ -55,7 +55,7 @@ pub(crate) use context::{Caller, ContextInner};
 pub use context::{Context, RequestContext};
 pub(crate) use panic::CatchUnwind;
 pub use reply::Reply;
-pub(crate) use response::{Payload, ResultShape, busy, error_frame, payload_frame};
+pub(crate) use response::{Payload, ResultShape, busy, error_frame, outcome_frame};
 pub use result_object::ResultObject;
 #[cfg(feature = "http")]
 pub(crate) use session::Hold;

@@ -42,7 +42,7 @@ pub(crate) fn busy() -> Error {
 
 /// Encode a result response from a [`Payload`](Payload): an encoded
 /// result is spliced in as is.
-pub(crate) fn payload_frame(id: RequestId, payload: Payload) -> String {
+fn payload_frame(id: RequestId, payload: Payload) -> String {
     match payload {
         Payload::Value(value) => result_frame(id, value),
         Payload::Encoded(text) => encoded_frame(&id, &text),
@@ -66,6 +66,23 @@ pub(crate) fn result_frame(id: RequestId, result: serde_json::Value) -> String {
     let response = JsonRpcResultResponse { jsonrpc: JsonRpcVersion, id, result };
     serde_json::to_string(&response)
         .unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_owned())
+}
+
+/// The response line for a handler's outcome (`Err(())`: it panicked, answered -32603),
+/// with the error code it answers, if any.
+pub(crate) fn outcome_frame(id: &RequestId, outcome: Result<Result<Payload, Error>, ()>) -> (String, Option<i32>) {
+    match outcome {
+        Ok(Ok(result)) => (payload_frame(id.clone(), result), None),
+        Ok(Err(error)) => {
+            let code = error.code;
+            (error_frame(Some(id.clone()), error), Some(code))
+        }
+        Err(()) => {
+            tracing::error!(%id, "a handler panicked; answering -32603");
+            let error = Error { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
+            (error_frame(Some(id.clone()), error), Some(ErrorCode::INTERNAL_ERROR))
+        }
+    }
 }
 
 /// Encode an error response.

@@ -138,6 +138,11 @@ impl Session {
         true
     }
 
+    /// Whether a request with this id is running.
+    pub(crate) fn is_in_flight(&self, id: &RequestId) -> bool {
+        lock(&self.in_flight).contains_key(id)
+    }
+
     pub(crate) fn finish_request(&self, id: &RequestId) {
         lock(&self.in_flight).remove(id);
         self.touch();

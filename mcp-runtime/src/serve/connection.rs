@@ -1,7 +1,14 @@
 //! Serving one byte-stream connection (stdio, in-memory, a socket): read frames,
 //! run requests concurrently, write responses as they finish.
+//!
+//! A request first runs in the reading task itself, until its handler waits for the
+//! first time: most handlers never wait, and their answer then costs no task of its own,
+//! and allocates and frees its JSON on one thread. A handler that waits continues in a
+//! task, while the connection reads on.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -10,8 +17,8 @@ use tokio::task::JoinSet;
 
 use super::Shutdown;
 use crate::Server;
-use crate::handler::{CatchUnwind, Session, busy, error_frame, payload_frame};
-use crate::protocol::{Error, ErrorCode, JsonRpcMessage, decode_message_with, methods};
+use crate::handler::{CatchUnwind, Session, busy, error_frame, outcome_frame};
+use crate::protocol::{Error, ErrorCode, JsonRpcMessage, JsonRpcRequest, decode_message_with, methods};
 use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
 /// Limits of one byte-stream connection, set through the [`Connection`] and
@@ -90,6 +97,12 @@ pub(crate) use connection_settings;
 /// in-memory duplex) until its input closes. Made by [`connection`](super::connection);
 /// await it (it is [`IntoFuture`](std::future::IntoFuture)).
 ///
+/// Requests run concurrently: each runs as soon as it is read, in the task that reads
+/// them, up to its handler's first `.await` that waits; from there it goes on in a task
+/// of its own and the next message is read. So a handler that computes for long before
+/// it first waits holds up the requests behind it: move such work to
+/// `tokio::task::spawn_blocking`.
+///
 /// ```
 /// # async fn run(server: mcp::Server) -> std::io::Result<()> {
 /// let (reader, writer) = tokio::io::split(tokio::io::empty());
@@ -157,6 +170,32 @@ fn streams_busy() -> Error {
         message: "Server busy: too many open streams; retry later".into(),
         data: None,
     }
+}
+
+/// The error for a request whose id is already in progress.
+fn duplicate_id() -> Error {
+    Error {
+        code: ErrorCode::INVALID_REQUEST,
+        message: "Invalid Request: a request with this id is already in progress".into(),
+        data: None,
+    }
+}
+
+/// Poll `future` once, in the caller's task: its output if it is ready.
+async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Option<F::Output> {
+    std::future::poll_fn(|cx| {
+        Poll::Ready(match future.as_mut().poll(cx) {
+            Poll::Ready(output) => Some(output),
+            Poll::Pending => None,
+        })
+    })
+    .await
+}
+
+/// Serve one request: its response frame (an error frame if the handler fails or panics).
+async fn answer(server: Server, session: Arc<Session>, request: JsonRpcRequest, tx: mpsc::Sender<String>) -> String {
+    let id = request.id.clone();
+    outcome_frame(&id, CatchUnwind::new(server.dispatch(&session, request, tx, None)).await).0
 }
 
 /// Serve `server` on one connection until its input closes or `shutdown` completes.
@@ -257,41 +296,29 @@ where
                     permit
                 };
                 let id = request.id.clone();
-                let server = server.clone();
+                if session.is_in_flight(&id) {
+                    let _ = tx.send(error_frame(Some(id), duplicate_id())).await;
+                    continue;
+                }
+                let mut work = Box::pin(answer(server.clone(), Arc::clone(&session), request, tx.clone()));
+                if let Some(frame) = poll_once(work.as_mut()).await {
+                    drop(permit);
+                    let _ = tx.send(frame).await;
+                    continue;
+                }
                 let task_session = Arc::clone(&session);
                 let task_tx = tx.clone();
+                let task_id = id.clone();
                 let started = session.start_request(&id, || {
                     tasks.spawn(async move {
-                        let id = request.id.clone();
-                        let outcome =
-                            CatchUnwind::new(server.dispatch(&task_session, request, task_tx.clone(), None)).await;
-                        let frame = match outcome {
-                            Ok(Ok(result)) => payload_frame(id.clone(), result),
-                            Ok(Err(error)) => error_frame(Some(id.clone()), error),
-                            Err(()) => {
-                                tracing::error!(%id, "a handler panicked; answering -32603");
-                                error_frame(
-                                    Some(id.clone()),
-                                    Error {
-                                        code: ErrorCode::INTERNAL_ERROR,
-                                        message: "Internal error".into(),
-                                        data: None,
-                                    },
-                                )
-                            }
-                        };
-                        task_session.finish_request(&id);
+                        let frame = work.await;
+                        task_session.finish_request(&task_id);
                         drop(permit);
                         let _ = task_tx.send(frame).await;
                     })
                 });
                 if !started {
-                    let error = Error {
-                        code: ErrorCode::INVALID_REQUEST,
-                        message: "Invalid Request: a request with this id is already in progress".into(),
-                        data: None,
-                    };
-                    let _ = tx.send(error_frame(Some(id), error)).await;
+                    let _ = tx.send(error_frame(Some(id), duplicate_id())).await;
                 }
             }
             Ok(JsonRpcMessage::Notification(notification)) => session.handle_notification(notification),

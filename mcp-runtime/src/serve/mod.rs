@@ -37,7 +37,8 @@ use crate::Server;
 pub type Shutdown = crate::handler::BoxFuture<std::io::Result<()>>;
 
 /// Serve `server` on this process's stdin and stdout until stdin closes. Needs the
-/// `stdio` feature.
+/// `stdio` feature. Requests are served as on a [`Connection`]: each in the reading task
+/// until its handler first waits, then in a task of its own.
 #[cfg(feature = "stdio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub fn stdio(server: Server) -> Stdio {

@@ -63,10 +63,7 @@ impl Server {
         notifications: mpsc::Sender<String>,
     ) -> String {
         let id = request.id.clone();
-        match self.dispatch(session, request, notifications, None).await {
-            Ok(payload) => crate::handler::payload_frame(id, payload),
-            Err(error) => crate::handler::error_frame(Some(id), error),
-        }
+        crate::handler::outcome_frame(&id, Ok(self.dispatch(session, request, notifications, None).await)).0
     }
 }
 

@@ -9,9 +9,9 @@ mod support;
 
 mod architecture;
 mod completions;
+mod connection;
 mod error_codes;
 mod extending;
-mod framing;
 mod fuzz_regressions;
 mod hooks;
 mod layers;

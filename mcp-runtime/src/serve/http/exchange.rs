@@ -8,8 +8,8 @@ use tokio::sync::mpsc;
 
 use super::body::Event;
 use crate::Server;
-use crate::handler::{Caller, CatchUnwind, Session, error_frame, payload_frame};
-use crate::protocol::{Error, ErrorCode, JsonRpcRequest};
+use crate::handler::{Caller, CatchUnwind, Session, outcome_frame};
+use crate::protocol::JsonRpcRequest;
 
 /// How a request served in line ended: a whole answer, or a stream that began with a
 /// notification (the rest arrives on the receiver).
@@ -43,7 +43,7 @@ pub(crate) async fn serve_inline(
             if let Ok(first) = notify_rx.try_recv() {
                 // Notifications raced the answer: stream them, then the answer.
                 let (events, receiver) = mpsc::channel(64);
-                let (frame, code) = final_frame(&id, outcome);
+                let (frame, code) = outcome_frame(&id, outcome);
                 tokio::spawn(async move {
                     while let Ok(more) = notify_rx.try_recv() {
                         if events.send(Event::Message(more)).await.is_err() {
@@ -54,7 +54,7 @@ pub(crate) async fn serve_inline(
                 });
                 return Served::Streaming(Event::Message(first), receiver);
             }
-            let (frame, code) = final_frame(&id, outcome);
+            let (frame, code) = outcome_frame(&id, outcome);
             Served::Done(frame, code)
         }
         Some(first) = notify_rx.recv() => {
@@ -80,30 +80,10 @@ pub(crate) async fn serve_inline(
                         return;
                     }
                 }
-                let (frame, code) = final_frame(&id, outcome);
+                let (frame, code) = outcome_frame(&id, outcome);
                 let _ = events.send(Event::Last(frame, code)).await;
             });
             Served::Streaming(Event::Message(first), receiver)
-        }
-    }
-}
-
-/// The final response line of a handler's outcome, and its error code if it is an error.
-fn final_frame(
-    id: &crate::protocol::RequestId,
-    outcome: Result<Result<crate::handler::Payload, crate::Error>, ()>,
-) -> (String, Option<i32>) {
-    match outcome {
-        Ok(Ok(result)) => (payload_frame(id.clone(), result), None),
-        Ok(Err(error)) => {
-            let error: Error = error;
-            let code = error.code;
-            (error_frame(Some(id.clone()), error), Some(code))
-        }
-        Err(()) => {
-            tracing::error!(%id, "a handler panicked; answering -32603");
-            let error = Error { code: ErrorCode::INTERNAL_ERROR, message: "Internal error".into(), data: None };
-            (error_frame(Some(id.clone()), error), Some(ErrorCode::INTERNAL_ERROR))
         }
     }
 }
@@ -150,7 +130,7 @@ pub(crate) fn start(
                 return;
             }
         }
-        let (frame, code) = final_frame(&task_id, outcome);
+        let (frame, code) = outcome_frame(&task_id, outcome);
         task_session.finish_request(&task_id);
         let _ = events.send(Event::Last(frame, code)).await;
     };

@@ -1,0 +1,183 @@
+//! How a newline-delimited connection (as stdio runs it) serves its requests and writes
+//! their answers: a handler that finishes at once is answered in order, one that waits
+//! continues on its own while later requests are served; each frame leaves in the same
+//! write as its newline, never split from it, without waiting for the next one.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use mcp::Server;
+use mcp::protocol::{CallToolOutcome, CallToolResult};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, Lines};
+
+/// A writer that keeps every write it is handed, as separate buffers.
+#[derive(Clone, Default)]
+struct Writes(Arc<Mutex<Vec<Vec<u8>>>>);
+
+impl Writes {
+    fn taken(&self) -> Vec<Vec<u8>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+impl AsyncWrite for Writes {
+    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(buf.to_vec());
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The lines written so far, once `n` have arrived.
+async fn lines(writes: &Writes, n: usize) -> Vec<Vec<u8>> {
+    for _ in 0..500 {
+        let all = writes.taken();
+        if all.concat().iter().filter(|&&b| b == b'\n').count() >= n {
+            return all;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("fewer than {n} lines within 5 s: {:?}", writes.taken().concat().escape_ascii().to_string());
+}
+
+#[tokio::test]
+async fn each_frame_is_written_with_its_newline() {
+    let server = Server::builder("framing", "1.0.0").build();
+    let (mut input, server_in) = tokio::io::duplex(1 << 16);
+    let writes = Writes::default();
+    tokio::spawn(mcp::serve::connection(server, server_in, writes.clone()).into_future());
+
+    for id in 1..=3 {
+        // One at a time: each answer must be written before the next request arrives.
+        let request = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"no/such/method\"}}\n");
+        input.write_all(request.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
+        lines(&writes, id).await;
+    }
+    let writes = lines(&writes, 3).await;
+    for write in &writes {
+        assert!(
+            write.ends_with(b"\n"),
+            "a write that splits a frame from its newline: {:?}",
+            write.escape_ascii().to_string()
+        );
+    }
+    let text = String::from_utf8(writes.concat()).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
+    let ids: Vec<Value> = text
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))["id"].clone()
+        })
+        .collect();
+    assert_eq!(ids, [1, 2, 3].map(Value::from));
+}
+
+/// `echo` answers at once, `wait` after `ms` milliseconds, `panic` panics before any wait.
+fn server() -> Server {
+    Server::builder("connection", "1.0.0")
+        .on_call_tool(|_ctx, params| async move {
+            match params.name.as_str() {
+                "wait" => {
+                    let ms = params.arguments.as_ref().and_then(|a| a.get("ms")).and_then(Value::as_u64);
+                    tokio::time::sleep(Duration::from_millis(ms.unwrap_or(0))).await;
+                }
+                "panic" => panic!("a handler that panics"),
+                _ => {}
+            }
+            Ok(CallToolOutcome::from(CallToolResult::text(params.name)))
+        })
+        .build()
+}
+
+fn call(id: i64, tool: &str, arguments: Value) -> String {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let params = json!({"_meta": meta, "name": tool, "arguments": arguments});
+    format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+}
+
+struct Conn {
+    input: DuplexStream,
+    output: Lines<BufReader<DuplexStream>>,
+}
+
+fn connect() -> Conn {
+    let (input, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, output) = tokio::io::duplex(1 << 16);
+    tokio::spawn(mcp::serve::connection(server(), server_in, server_out).into_future());
+    Conn { input, output: BufReader::new(output).lines() }
+}
+
+impl Conn {
+    async fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no answer within 5 s"))
+            .unwrap_or_else(|e| panic!("read: {e}"))
+            .unwrap_or_else(|| panic!("the connection closed"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+}
+
+#[tokio::test]
+async fn a_waiting_handler_does_not_hold_up_later_requests() {
+    let mut conn = connect();
+    conn.send(&call(1, "wait", json!({"ms": 300}))).await;
+    conn.send(&call(2, "echo", json!({}))).await;
+    conn.send(&call(3, "echo", json!({}))).await;
+    let order: Vec<Value> = [conn.recv().await, conn.recv().await, conn.recv().await]
+        .iter()
+        .map(|reply| {
+            assert_eq!(
+                reply["result"]["content"][0]["text"],
+                if reply["id"] == 1 { "wait" } else { "echo" },
+                "{reply}"
+            );
+            reply["id"].clone()
+        })
+        .collect();
+    assert_eq!(order, [2, 3, 1].map(Value::from));
+}
+
+#[tokio::test]
+async fn an_id_in_progress_is_refused_and_free_again_once_answered() {
+    let mut conn = connect();
+    conn.send(&call(7, "wait", json!({"ms": 300}))).await;
+    conn.send(&call(7, "echo", json!({}))).await;
+    let refused = conn.recv().await;
+    assert_eq!(refused["id"], 7, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["error"]["message"], "Invalid Request: a request with this id is already in progress");
+    let first = conn.recv().await;
+    assert_eq!(first["result"]["content"][0]["text"], "wait", "{first}");
+    // Answered ids can be used again, and a handler that finishes at once takes no slot.
+    for _ in 0..2 {
+        conn.send(&call(7, "echo", json!({}))).await;
+        let again = conn.recv().await;
+        assert_eq!(again["result"]["content"][0]["text"], "echo", "{again}");
+    }
+}
+
+#[tokio::test]
+async fn a_handler_that_panics_at_once_gets_an_internal_error_and_serving_goes_on() {
+    let mut conn = connect();
+    conn.send(&call(1, "panic", json!({}))).await;
+    let reply = conn.recv().await;
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    conn.send(&call(2, "echo", json!({}))).await;
+    assert_eq!(conn.recv().await["result"]["content"][0]["text"], "echo");
+}
