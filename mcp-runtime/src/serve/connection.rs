@@ -4,18 +4,20 @@
 //! A request first runs in the reading task itself, until its handler waits for the
 //! first time: most handlers never wait, and their answer then costs no task of its own,
 //! and allocates and frees its JSON on one thread. A handler that waits continues in a
-//! task, while the connection reads on.
+//! task, while the connection reads on. The reading task also writes every answer (the
+//! tasks hand theirs over on a channel), before it reads the next message.
 
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::Shutdown;
+use super::output::Output;
 use crate::Server;
 use crate::handler::{CatchUnwind, Session, busy, error_frame, outcome_frame};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, JsonRpcRequest, decode_message_with, methods};
@@ -101,7 +103,8 @@ pub(crate) use connection_settings;
 /// them, up to its handler's first `.await` that waits; from there it goes on in a task
 /// of its own and the next message is read. So a handler that computes for long before
 /// it first waits holds up the requests behind it: move such work to
-/// `tokio::task::spawn_blocking`.
+/// `tokio::task::spawn_blocking`. Answers are written before the next message is read,
+/// so a client must read them while it writes (as a client of a pipe must anyway).
 ///
 /// ```
 /// # async fn run(server: mcp::Server) -> std::io::Result<()> {
@@ -211,22 +214,10 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let mut shutdown = std::pin::pin!(shutdown);
+    // Answers of requests that continue in tasks, and what handlers send on their own
+    // (notifications, requests to the client), in the order they were sent.
     let (tx, mut rx) = mpsc::channel::<String>(1024);
-    let writer_task = tokio::spawn(async move {
-        // Frames and their newlines gather in a buffer, written out when no other frame is
-        // waiting: one write for a frame and its newline, and one for several frames that
-        // finished together, instead of two writes each (a pipe writes at once).
-        let mut writer = tokio::io::BufWriter::new(writer);
-        while let Some(frame) = rx.recv().await {
-            writer.write_all(frame.as_bytes()).await?;
-            writer.write_all(b"\n").await?;
-            if rx.is_empty() {
-                writer.flush().await?;
-            }
-        }
-        writer.flush().await?;
-        Ok::<(), std::io::Error>(())
-    });
+    let mut out = Output::new(writer);
     let session = Arc::new(Session::new());
     // A stream connection (stdio, in process) is one session, from the server's view.
     if let Some(on_end) = crate::telemetry::server::session_end("pipe") {
@@ -238,11 +229,32 @@ where
     let mut lines = LineReader::new(reader, config.max_message_bytes);
     let read_result = loop {
         while tasks.try_join_next().is_some() {}
-        let next = tokio::select! {
-            next = lines.next_frame() => next,
-            () = &mut shutdown => {
-                tracing::info!(in_flight = tasks.len(), "shutting down: no longer reading requests");
-                break Ok(());
+        while let Ok(frame) = rx.try_recv() {
+            out.push(&frame).await;
+        }
+        if poll_once(shutdown.as_mut()).await.is_some() {
+            tracing::info!(in_flight = tasks.len(), "shutting down: no longer reading requests");
+            break Ok(());
+        }
+        // Answers leave before the next message is read: one write each (with its
+        // newline), from this task, with no other task to wake.
+        out.flush().await;
+        let next = {
+            let mut read = std::pin::pin!(lines.next_frame());
+            match poll_once(read.as_mut()).await {
+                Some(next) => next,
+                // Nothing to read yet: wait for a message, an answer from a task, or the end.
+                None => tokio::select! {
+                    next = read => next,
+                    Some(frame) = rx.recv() => {
+                        out.push(&frame).await;
+                        continue;
+                    }
+                    () = &mut shutdown => {
+                        tracing::info!(in_flight = tasks.len(), "shutting down: no longer reading requests");
+                        break Ok(());
+                    }
+                },
             }
         };
         let frame = match next {
@@ -258,7 +270,7 @@ where
                     message: format!("Invalid Request: message exceeds {} bytes", config.max_message_bytes),
                     data: None,
                 };
-                let _ = tx.send(error_frame(None, error)).await;
+                out.push(&error_frame(None, error)).await;
                 continue;
             }
             Frame::Line(line) => line,
@@ -274,7 +286,7 @@ where
         match decoded {
             Err(e) => {
                 tracing::debug!(code = e.code, "rejecting a malformed message");
-                let _ = tx.send(error_frame(e.id.clone(), e.to_error_object())).await;
+                out.push(&error_frame(e.id.clone(), e.to_error_object())).await;
             }
             Ok(JsonRpcMessage::Request(request)) => {
                 // Released before the response is queued, so a client that waits for
@@ -283,27 +295,31 @@ where
                 let permit = if request.method == methods::SUBSCRIPTIONS_LISTEN {
                     let Ok(permit) = Arc::clone(&listen_slots).try_acquire_owned() else {
                         tracing::warn!(limit = config.max_listen_streams, "refusing a listen: too many open streams");
-                        let _ = tx.send(error_frame(Some(request.id), streams_busy())).await;
+                        out.push(&error_frame(Some(request.id), streams_busy())).await;
                         continue;
                     };
                     permit
                 } else {
                     let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
                         tracing::warn!(limit = config.max_in_flight, "refusing a request: too many in flight");
-                        let _ = tx.send(error_frame(Some(request.id), busy())).await;
+                        out.push(&error_frame(Some(request.id), busy())).await;
                         continue;
                     };
                     permit
                 };
                 let id = request.id.clone();
                 if session.is_in_flight(&id) {
-                    let _ = tx.send(error_frame(Some(id), duplicate_id())).await;
+                    out.push(&error_frame(Some(id), duplicate_id())).await;
                     continue;
                 }
                 let mut work = Box::pin(answer(server.clone(), Arc::clone(&session), request, tx.clone()));
                 if let Some(frame) = poll_once(work.as_mut()).await {
                     drop(permit);
-                    let _ = tx.send(frame).await;
+                    // What the handler sent before its answer goes first.
+                    while let Ok(sent) = rx.try_recv() {
+                        out.push(&sent).await;
+                    }
+                    out.push(&frame).await;
                     continue;
                 }
                 let task_session = Arc::clone(&session);
@@ -318,7 +334,7 @@ where
                     })
                 });
                 if !started {
-                    let _ = tx.send(error_frame(Some(id), duplicate_id())).await;
+                    out.push(&error_frame(Some(id), duplicate_id())).await;
                 }
             }
             Ok(JsonRpcMessage::Notification(notification)) => session.handle_notification(notification),
@@ -327,7 +343,15 @@ where
         }
     };
     session.fail_pending();
-    let drained = tokio::time::timeout(config.grace, async { while tasks.join_next().await.is_some() {} }).await;
+    let drained = tokio::time::timeout(config.grace, async {
+        loop {
+            tokio::select! {
+                joined = tasks.join_next() => if joined.is_none() { break },
+                Some(frame) = rx.recv() => out.push(&frame).await,
+            }
+        }
+    })
+    .await;
     if drained.is_err() {
         tracing::warn!("in-flight requests did not finish after the input closed; aborting them");
     }
@@ -335,9 +359,10 @@ where
     tasks.shutdown().await;
     drop(session);
     drop(tx);
-    match writer_task.await {
-        Ok(Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
-        _ => {}
+    while let Some(frame) = rx.recv().await {
+        out.push(&frame).await;
     }
+    out.flush().await;
+    out.finish()?;
     read_result
 }

@@ -21,6 +21,7 @@ mod connection;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+mod output;
 #[cfg(feature = "stdio")]
 mod stdio;
 

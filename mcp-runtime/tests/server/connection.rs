@@ -82,11 +82,16 @@ async fn each_frame_is_written_with_its_newline() {
     assert_eq!(ids, [1, 2, 3].map(Value::from));
 }
 
-/// `echo` answers at once, `wait` after `ms` milliseconds, `panic` panics before any wait.
+/// `echo` answers at once, `wait` after `ms` milliseconds, `panic` panics before any wait,
+/// `report` sends two progress notifications first.
 fn server() -> Server {
     Server::builder("connection", "1.0.0")
-        .on_call_tool(|_ctx, params| async move {
+        .on_call_tool(|ctx, params| async move {
             match params.name.as_str() {
+                "report" => {
+                    ctx.progress(1.0, None, None).await;
+                    ctx.progress(2.0, None, None).await;
+                }
                 "wait" => {
                     let ms = params.arguments.as_ref().and_then(|a| a.get("ms")).and_then(Value::as_u64);
                     tokio::time::sleep(Duration::from_millis(ms.unwrap_or(0))).await;
@@ -180,4 +185,23 @@ async fn a_handler_that_panics_at_once_gets_an_internal_error_and_serving_goes_o
     assert_eq!(reply["error"]["code"], -32603, "{reply}");
     conn.send(&call(2, "echo", json!({}))).await;
     assert_eq!(conn.recv().await["result"]["content"][0]["text"], "echo");
+}
+
+#[tokio::test]
+async fn what_a_handler_sends_before_its_answer_arrives_before_it() {
+    let mut conn = connect();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": "p"
+    });
+    let params = json!({"_meta": meta, "name": "report", "arguments": {}});
+    conn.send(&format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))).await;
+    for progress in [1.0, 2.0] {
+        let note = conn.recv().await;
+        assert_eq!(note["method"], "notifications/progress", "{note}");
+        assert_eq!(note["params"]["progress"], progress, "{note}");
+    }
+    let answer = conn.recv().await;
+    assert_eq!(answer["result"]["content"][0]["text"], "report", "{answer}");
 }
