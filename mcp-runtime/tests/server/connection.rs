@@ -12,7 +12,9 @@ use std::time::Duration;
 use mcp::Server;
 use mcp::protocol::{CallToolOutcome, CallToolResult};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+
+use super::limits::{Conn, ConnLimits};
 
 /// A writer that keeps every write it is handed, as separate buffers.
 #[derive(Clone, Default)]
@@ -104,45 +106,21 @@ fn server() -> Server {
         .build()
 }
 
-fn call(id: i64, tool: &str, arguments: Value) -> String {
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-    let params = json!({"_meta": meta, "name": tool, "arguments": arguments});
-    format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
-}
-
-struct Conn {
-    input: DuplexStream,
-    output: Lines<BufReader<DuplexStream>>,
-}
-
+/// A connection to [`server`], with the default settings.
 fn connect() -> Conn {
-    let (input, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, output) = tokio::io::duplex(1 << 16);
-    tokio::spawn(mcp::serve::connection(server(), server_in, server_out).into_future());
-    Conn { input, output: BufReader::new(output).lines() }
+    super::limits::connect(server(), ConnLimits::default())
 }
 
-impl Conn {
-    async fn send(&mut self, line: &str) {
-        self.input.write_all(line.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
-    }
-
-    async fn recv(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("no answer within 5 s"))
-            .unwrap_or_else(|e| panic!("read: {e}"))
-            .unwrap_or_else(|| panic!("the connection closed"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
+fn call(id: i64, tool: &str, arguments: Value) -> String {
+    super::limits::call(id, tool, arguments, json!({})).to_string()
 }
 
 #[tokio::test]
 async fn a_waiting_handler_does_not_hold_up_later_requests() {
     let mut conn = connect();
-    conn.send(&call(1, "wait", json!({"ms": 300}))).await;
-    conn.send(&call(2, "echo", json!({}))).await;
-    conn.send(&call(3, "echo", json!({}))).await;
+    conn.send_line(&call(1, "wait", json!({"ms": 300}))).await;
+    conn.send_line(&call(2, "echo", json!({}))).await;
+    conn.send_line(&call(3, "echo", json!({}))).await;
     let order: Vec<Value> = [conn.recv().await, conn.recv().await, conn.recv().await]
         .iter()
         .map(|reply| {
@@ -160,8 +138,8 @@ async fn a_waiting_handler_does_not_hold_up_later_requests() {
 #[tokio::test]
 async fn an_id_in_progress_is_refused_and_free_again_once_answered() {
     let mut conn = connect();
-    conn.send(&call(7, "wait", json!({"ms": 300}))).await;
-    conn.send(&call(7, "echo", json!({}))).await;
+    conn.send_line(&call(7, "wait", json!({"ms": 300}))).await;
+    conn.send_line(&call(7, "echo", json!({}))).await;
     let refused = conn.recv().await;
     assert_eq!(refused["id"], 7, "{refused}");
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
@@ -170,7 +148,7 @@ async fn an_id_in_progress_is_refused_and_free_again_once_answered() {
     assert_eq!(first["result"]["content"][0]["text"], "wait", "{first}");
     // Answered ids can be used again, and a handler that finishes at once takes no slot.
     for _ in 0..2 {
-        conn.send(&call(7, "echo", json!({}))).await;
+        conn.send_line(&call(7, "echo", json!({}))).await;
         let again = conn.recv().await;
         assert_eq!(again["result"]["content"][0]["text"], "echo", "{again}");
     }
@@ -179,11 +157,11 @@ async fn an_id_in_progress_is_refused_and_free_again_once_answered() {
 #[tokio::test]
 async fn a_handler_that_panics_at_once_gets_an_internal_error_and_serving_goes_on() {
     let mut conn = connect();
-    conn.send(&call(1, "panic", json!({}))).await;
+    conn.send_line(&call(1, "panic", json!({}))).await;
     let reply = conn.recv().await;
     assert_eq!(reply["id"], 1, "{reply}");
     assert_eq!(reply["error"]["code"], -32603, "{reply}");
-    conn.send(&call(2, "echo", json!({}))).await;
+    conn.send_line(&call(2, "echo", json!({}))).await;
     assert_eq!(conn.recv().await["result"]["content"][0]["text"], "echo");
 }
 
@@ -196,7 +174,7 @@ async fn what_a_handler_sends_before_its_answer_arrives_before_it() {
         "progressToken": "p"
     });
     let params = json!({"_meta": meta, "name": "report", "arguments": {}});
-    conn.send(&format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))).await;
+    conn.send_line(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string()).await;
     for progress in [1.0, 2.0] {
         let note = conn.recv().await;
         assert_eq!(note["method"], "notifications/progress", "{note}");

@@ -24,20 +24,20 @@ fn server(limits: Limits) -> Server {
         .build()
 }
 
-struct Conn {
+pub(super) struct Conn {
     input: DuplexStream,
     output: Lines<BufReader<DuplexStream>>,
 }
 
 /// The connection settings a test changes.
 #[derive(Default)]
-struct ConnLimits {
+pub(super) struct ConnLimits {
     max_in_flight: Option<usize>,
     max_message_bytes: Option<usize>,
     max_listen_streams: Option<usize>,
 }
 
-fn connect(server: Server, config: ConnLimits) -> Conn {
+pub(super) fn connect(server: Server, config: ConnLimits) -> Conn {
     let (input, server_in) = tokio::io::duplex(1 << 20);
     let (server_out, output) = tokio::io::duplex(1 << 20);
     let mut connection = mcp::serve::connection(server, server_in, server_out);
@@ -55,12 +55,12 @@ fn connect(server: Server, config: ConnLimits) -> Conn {
 }
 
 impl Conn {
-    async fn send_line(&mut self, line: &str) {
+    pub(super) async fn send_line(&mut self, line: &str) {
         self.input.write_all(line.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
         self.input.write_all(b"\n").await.unwrap_or_else(|e| panic!("write: {e}"));
     }
 
-    async fn recv(&mut self) -> Value {
+    pub(super) async fn recv(&mut self) -> Value {
         let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
             .await
             .unwrap_or_else(|_| panic!("no response within 5 s"))
@@ -81,7 +81,7 @@ impl Conn {
     }
 }
 
-fn call(id: i64, tool: &str, arguments: Value, extra: Value) -> Value {
+pub(super) fn call(id: i64, tool: &str, arguments: Value, extra: Value) -> Value {
     let mut params = json!({
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
