@@ -1,5 +1,5 @@
-//! A connection's output: answer frames gathered in a buffer and written out by the task
-//! that reads the connection, when it has nothing more to do at once.
+//! A connection's output: answer frames, each with its newline, gathered in a buffer and
+//! written out by the task that reads the connection before it reads the next message.
 
 use std::io;
 
