@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::envelope::{Members, TopLevel, read_message};
 use super::{Error, JsonObject};
 
 /// The only JSON-RPC version MCP speaks.
@@ -195,29 +196,16 @@ impl JsonRpcMessage {
     /// The error carries the code a server answers with (`-32600` for anything that is
     /// not a well-formed message) and the request id when one could be read.
     pub fn from_value(value: Value) -> Result<Self, Box<DecodeError>> {
-        let Value::Object(obj) = value else {
-            let message = if value.is_array() {
-                "Invalid Request: batches are not supported; send one JSON-RPC message at a time"
-            } else {
-                "Invalid Request: a JSON-RPC message must be a JSON object"
-            };
-            return Err(Box::new(DecodeError::invalid(None, message)));
-        };
-        // The members moved out in one pass, rather than looked up (and hashed) one by one:
-        // this runs on every message.
-        let [mut id, mut jsonrpc, mut params, mut method, mut error, mut result] = [const { None }; 6];
-        for (key, value) in obj {
-            let slot = match key.as_str() {
-                "id" => &mut id,
-                "jsonrpc" => &mut jsonrpc,
-                "params" => &mut params,
-                "method" => &mut method,
-                "error" => &mut error,
-                "result" => &mut result,
-                _ => continue,
-            };
-            *slot = Some(value);
+        match value {
+            Value::Object(object) => Self::from_members(Members::of_object(object)),
+            Value::Array(_) => Err(not_an_object(true)),
+            _ => Err(not_an_object(false)),
         }
+    }
+
+    /// The message that an object with these members is.
+    fn from_members(members: Members) -> Result<Self, Box<DecodeError>> {
+        let Members { id, jsonrpc, params, method, error, result } = members;
         let id = match id {
             None => None,
             Some(Value::String(s)) => Some(RequestId::String(s)),
@@ -268,6 +256,16 @@ impl JsonRpcMessage {
     }
 }
 
+/// The error for a message that is not a JSON object: a batch (an array) or anything else.
+fn not_an_object(array: bool) -> Box<DecodeError> {
+    let message = if array {
+        "Invalid Request: batches are not supported; send one JSON-RPC message at a time"
+    } else {
+        "Invalid Request: a JSON-RPC message must be a JSON object"
+    };
+    Box::new(DecodeError::invalid(None, message))
+}
+
 /// Why bytes could not be decoded as a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodeError {
@@ -304,7 +302,9 @@ pub fn decode_message(text: &str) -> Result<JsonRpcMessage, Box<DecodeError>> {
 /// [`decode_message`] with an explicit nesting limit (every `{` and `[` counts, the
 /// message object included; `serde_json` itself stops at 128).
 pub fn decode_message_with(text: &str, max_depth: usize) -> Result<JsonRpcMessage, Box<DecodeError>> {
-    let value = super::parse_strict(text, max_depth).map_err(|e| {
+    // The top level is read member by member (no map of it is built); every value in it
+    // is read as `parse_strict` reads.
+    let top = read_message(text, max_depth).map_err(|e| {
         let (code, message) = match e {
             super::StrictJsonError::Syntax => (ErrorCode::PARSE_ERROR, "Parse error: Invalid JSON".to_owned()),
             super::StrictJsonError::TooDeep => {
@@ -318,5 +318,9 @@ pub fn decode_message_with(text: &str, max_depth: usize) -> Result<JsonRpcMessag
         };
         Box::new(DecodeError { id: None, code, message, method: None })
     })?;
-    JsonRpcMessage::from_value(value)
+    match top {
+        TopLevel::Object(members) => JsonRpcMessage::from_members(members),
+        TopLevel::Array => Err(not_an_object(true)),
+        TopLevel::Scalar => Err(not_an_object(false)),
+    }
 }

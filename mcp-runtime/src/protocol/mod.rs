@@ -30,6 +30,7 @@ mod completion;
 mod content;
 mod discover;
 mod elicitation;
+mod envelope;
 mod error;
 mod jsonrpc;
 mod meta;

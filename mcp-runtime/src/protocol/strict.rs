@@ -27,13 +27,19 @@ pub enum StrictJsonError {
 /// Parse `text` as one JSON value nested at most `max_depth` levels, with unique keys.
 pub fn parse_strict(text: &str, max_depth: usize) -> Result<Value, StrictJsonError> {
     let violation = Cell::new(None);
+    read_strict(text, Strict::top(max_depth, &violation), &violation)
+}
+
+/// Read all of `text` with `seed`, which reads with the rules of a [`Strict`] made with
+/// `violation`: a failure is the violation recorded, or else a syntax error.
+pub(super) fn read_strict<'de, S: DeserializeSeed<'de>>(
+    text: &'de str,
+    seed: S,
+    violation: &Cell<Option<StrictJsonError>>,
+) -> Result<S::Value, StrictJsonError> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let seed = Strict { depth_left: max_depth, violation: &violation };
     let parsed = seed.deserialize(&mut deserializer).and_then(|value| deserializer.end().map(|()| value));
-    match parsed {
-        Ok(value) => Ok(value),
-        Err(_) => Err(violation.get().unwrap_or(StrictJsonError::Syntax)),
-    }
+    parsed.map_err(|_| violation.get().unwrap_or(StrictJsonError::Syntax))
 }
 
 /// How many entries of an object are held on the stack before its map is built.
@@ -41,13 +47,20 @@ const SMALL: usize = 8;
 
 /// One level of the value being read: how many more levels may open below it.
 #[derive(Clone, Copy)]
-struct Strict<'a> {
+pub(super) struct Strict<'a> {
     depth_left: usize,
     violation: &'a Cell<Option<StrictJsonError>>,
 }
 
-impl Strict<'_> {
-    fn fail<E: de::Error>(&self, why: StrictJsonError) -> E {
+impl<'a> Strict<'a> {
+    /// The rules for a whole text: `max_depth` levels, and the reason for failing kept in
+    /// `violation`.
+    pub(super) fn top(max_depth: usize, violation: &'a Cell<Option<StrictJsonError>>) -> Self {
+        Strict { depth_left: max_depth, violation }
+    }
+
+    /// Record `why` as the reason reading stops, and the error that stops it.
+    pub(super) fn fail<E: de::Error>(&self, why: StrictJsonError) -> E {
         self.violation.set(Some(why));
         E::custom(match why {
             StrictJsonError::TooDeep => "nested too deeply",
@@ -57,7 +70,7 @@ impl Strict<'_> {
     }
 
     /// The seed for the values inside a container opened at this level.
-    fn open<E: de::Error>(&self) -> Result<Self, E> {
+    pub(super) fn open<E: de::Error>(&self) -> Result<Self, E> {
         match self.depth_left.checked_sub(1) {
             Some(depth_left) => Ok(Strict { depth_left, ..*self }),
             None => Err(self.fail(StrictJsonError::TooDeep)),
