@@ -1,16 +1,19 @@
 //! The server's check of a 2026-07-28 request's headers against its body.
 
 use http::HeaderMap;
+use http::header::AsHeaderName;
 use serde_json::Value;
 
 use crate::Error;
 use crate::protocol::tasks::methods as task_methods;
 use crate::protocol::{JsonObject, keys, methods};
-use crate::wire::headers::{HeaderParam, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION, ParamKind, decode_value};
+use crate::wire::headers::{HeaderParam, PARAM_PREFIX, ParamKind, decode_value};
+
+use super::names::{METHOD, NAME, PROTOCOL_VERSION};
 
 /// The one value of header `name`. A repeated header is a mismatch: a proxy that reads
 /// another copy than we do must not route on a value we never checked.
-fn header<'a>(headers: &'a HeaderMap, name: &str, display: &str) -> Result<Option<&'a [u8]>, Error> {
+fn header<'a>(headers: &'a HeaderMap, name: impl AsHeaderName, display: &str) -> Result<Option<&'a [u8]>, Error> {
     let mut values = headers.get_all(name).iter();
     let first = values.next();
     if values.next().is_some() {
@@ -23,7 +26,7 @@ fn mismatch(message: String) -> Error {
     Error::header_mismatch(format!("Header mismatch: {message}"))
 }
 
-fn expect_header(headers: &HeaderMap, name: &str, display: &str, body: &str) -> Result<(), Error> {
+fn expect_header(headers: &HeaderMap, name: &'static http::HeaderName, display: &str, body: &str) -> Result<(), Error> {
     let Some(raw) = header(headers, name, display)? else {
         return Err(mismatch(format!("{display} header is required")));
     };
@@ -57,9 +60,9 @@ pub fn validate(
     let meta_version =
         params.and_then(|p| p.get("_meta")).and_then(|m| m.get(keys::PROTOCOL_VERSION)).and_then(Value::as_str);
     if let Some(version) = meta_version {
-        expect_header(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
+        expect_header(headers, &PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
     }
-    expect_header(headers, METHOD, "Mcp-Method", method)?;
+    expect_header(headers, &METHOD, "Mcp-Method", method)?;
     let name_field = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
@@ -71,7 +74,7 @@ pub fn validate(
     if let Some(field) = name_field
         && let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
     {
-        expect_header(headers, NAME, "Mcp-Name", name)?;
+        expect_header(headers, &NAME, "Mcp-Name", name)?;
     }
     if tool_params.is_empty() {
         return Ok(());
@@ -81,7 +84,7 @@ pub fn validate(
         let display = format!("Mcp-Param-{}", param.header);
         let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
         let body = arguments.and_then(|a| a.get(&param.property)).filter(|v| !v.is_null());
-        let raw = header(headers, &name, &display)?;
+        let raw = header(headers, name.as_str(), &display)?;
         let (body, raw) = match (body, raw) {
             (None, None) => continue,
             (None, Some(_)) => {

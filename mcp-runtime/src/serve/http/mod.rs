@@ -28,6 +28,7 @@ mod exchange;
 mod exposure;
 mod listener;
 mod metadata;
+mod names;
 mod open_streams;
 mod reply;
 mod request_body;
@@ -378,7 +379,7 @@ impl State {
             let (mut response, answered) = self.run_reporting(session, request, true, caller, permit).await;
             if answered {
                 if let Ok(value) = HeaderValue::from_str(&id) {
-                    response.headers_mut().insert(headers::SESSION_ID, value);
+                    response.headers_mut().insert(&names::SESSION_ID, value);
                 }
             } else {
                 self.sessions.remove(&id, owner);

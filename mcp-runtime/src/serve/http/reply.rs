@@ -4,7 +4,6 @@ use http::{HeaderValue, Response, StatusCode, header};
 
 use super::{HttpBody, HttpConfig, challenge};
 use crate::protocol::{Error, ErrorCode, RequestId};
-use crate::wire::headers;
 
 /// A JSON response with a JSON-RPC error.
 pub(super) fn error_response(
@@ -113,7 +112,7 @@ pub(super) fn accepts<const N: usize>(headers: &http::HeaderMap, wanted: &[&str;
 }
 
 pub(super) fn session_id(headers: &http::HeaderMap) -> Option<&str> {
-    headers.get(headers::SESSION_ID).and_then(|v| v.to_str().ok())
+    headers.get(&super::names::SESSION_ID).and_then(|v| v.to_str().ok())
 }
 
 pub(super) fn sse_response(body: HttpBody, status: Option<StatusCode>) -> Response<HttpBody> {
