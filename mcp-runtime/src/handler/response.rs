@@ -52,11 +52,20 @@ fn payload_frame(id: RequestId, payload: Payload) -> String {
 
 /// The response line around a result already encoded.
 fn encoded_frame(id: &RequestId, result: &str) -> String {
-    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned());
-    let mut frame = String::with_capacity(result.len() + id.len() + 32);
-    frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
-    frame.push_str(&id);
-    frame.push_str(r#","result":"#);
+    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &str = r#","result":"#;
+    let mut frame = String::with_capacity(HEAD.len() + 24 + RESULT.len() + result.len() + 1);
+    frame.push_str(HEAD);
+    match id {
+        // A number is written in place (most clients number their requests): no string
+        // of its own to encode it into and copy.
+        RequestId::Number(n) => {
+            use std::fmt::Write as _;
+            let _ = write!(frame, "{n}");
+        }
+        RequestId::String(_) => frame.push_str(&serde_json::to_string(id).unwrap_or_else(|_| "null".to_owned())),
+    }
+    frame.push_str(RESULT);
     frame.push_str(result);
     frame.push('}');
     frame
@@ -89,4 +98,31 @@ pub(crate) fn outcome_frame(id: &RequestId, outcome: Result<Result<Payload, Erro
 pub(crate) fn error_frame(id: Option<RequestId>, error: Error) -> String {
     serde_json::to_string(&JsonRpcErrorResponse::new(id, error))
         .unwrap_or_else(|_| r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result spliced in as text frames exactly as the same result encoded as a tree,
+    /// whatever the id: numbers written in place, strings escaped.
+    #[test]
+    fn encoded_frames_match_frames_of_the_tree() {
+        let result = serde_json::json!({"content": [{"type": "text", "text": "a \"quoted\" é"}], "isError": false});
+        let text = result.to_string();
+        let ids = [
+            RequestId::from(0),
+            RequestId::from(-7),
+            RequestId::Number(u64::MAX.into()),
+            RequestId::from("call-1"),
+            RequestId::from("quote \" and \\ and \u{1}"),
+            RequestId::from(""),
+        ];
+        for id in ids {
+            let tree = result_frame(id.clone(), result.clone());
+            assert_eq!(encoded_frame(&id, &text), tree, "{id}");
+            let shared: Arc<str> = text.clone().into();
+            assert_eq!(payload_frame(id.clone(), Payload::Encoded(shared)), tree, "{id}");
+        }
+    }
 }
