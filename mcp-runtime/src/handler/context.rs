@@ -47,7 +47,9 @@ pub struct RequestContext {
 
 pub(crate) struct ContextInner {
     pub(crate) id: RequestId,
-    pub(crate) protocol_version: String,
+    /// The version a modern request named (one of the static supported versions), or the
+    /// version a legacy session negotiated.
+    pub(crate) protocol_version: std::borrow::Cow<'static, str>,
     pub(crate) legacy: bool,
     pub(crate) client_capabilities: ClientCapabilities,
     pub(crate) client_info: Option<Implementation>,
@@ -107,7 +109,7 @@ impl RequestContext {
         let (notifications, _) = mpsc::channel(1);
         RequestContext::new(ContextInner {
             id: RequestId::from("internal"),
-            protocol_version: crate::protocol::LATEST_PROTOCOL_VERSION.to_owned(),
+            protocol_version: crate::protocol::LATEST_PROTOCOL_VERSION.into(),
             legacy: false,
             client_capabilities: ClientCapabilities::default(),
             client_info: None,

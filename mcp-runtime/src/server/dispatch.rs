@@ -151,7 +151,7 @@ impl Server {
         let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
         let ctx = RequestContext::new(ContextInner {
             id,
-            protocol_version: meta.version,
+            protocol_version: meta.version.into(),
             legacy: false,
             client_capabilities: meta.capabilities,
             client_info: meta.client_info,
@@ -257,7 +257,7 @@ impl Server {
         let revision = Revision::parse(&state.version).unwrap_or(Revision::V2025_11_25);
         let ctx = RequestContext::new(ContextInner {
             id,
-            protocol_version: state.version,
+            protocol_version: state.version.into(),
             legacy: true,
             client_capabilities: state.client_capabilities,
             client_info: Some(state.client_info),
@@ -328,7 +328,8 @@ impl Server {
 
 /// The reserved `_meta` fields of a modern request, validated.
 struct ModernMeta {
-    version: String,
+    /// The supported version named, as this crate spells it (no copy of the client's).
+    version: &'static str,
     capabilities: ClientCapabilities,
     client_info: Option<Implementation>,
     progress_token: Option<ProgressToken>,
@@ -355,7 +356,7 @@ impl ModernMeta {
             *slot = Some(value);
         }
         let version = match version {
-            Some(Value::String(v)) => v.clone(),
+            Some(Value::String(v)) => v,
             Some(_) => {
                 return Err(Error::invalid_params(format!(
                     "Invalid params: _meta[\"{}\"] must be a string",
@@ -369,9 +370,9 @@ impl ModernMeta {
                 )));
             }
         };
-        if !SUPPORTED_MODERN_VERSIONS.contains(&version.as_str()) {
-            return Err(Error::unsupported_protocol_version(&version));
-        }
+        let Some(version) = SUPPORTED_MODERN_VERSIONS.iter().find(|supported| **supported == version) else {
+            return Err(Error::unsupported_protocol_version(version));
+        };
         let capabilities = match capabilities {
             Some(caps) => Deserialize::deserialize(caps).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_CAPABILITIES))
