@@ -60,10 +60,14 @@ impl Reply {
         if result.meta.is_some() || result.result_type != ResultType::Complete {
             return Reply::plain(&result);
         }
-        let json = serde_json::to_string(&result).map_err(|e| {
+        // Room for a short result and the fields the server appends to it (`_meta` with the
+        // server's name and version), so that appending them does not grow it again.
+        let mut json = Vec::with_capacity(256);
+        serde_json::to_writer(&mut json, &result).map_err(|e| {
             tracing::warn!(error = %e, "could not encode a result");
             Error::internal("Handler returned an invalid result")
         })?;
+        let json = String::from_utf8(json).map_err(|_| Error::internal("Handler returned an invalid result"))?;
         Ok(Reply::Complete { result: ResultObject::encoded(result, json), cacheable: false })
     }
 

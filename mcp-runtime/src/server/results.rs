@@ -53,6 +53,17 @@ fn encode<T: serde::Serialize>(value: &T) -> Result<String, Error> {
     })
 }
 
+/// [`encode`] into a buffer of `capacity` bytes: for a result known to be long, which
+/// would otherwise grow (reallocate and copy) from serde_json's 128 bytes, once per doubling.
+fn encode_sized<T: serde::Serialize>(value: &T, capacity: usize) -> Result<String, Error> {
+    let mut json = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut json, value).map_err(|e| {
+        tracing::warn!(error = %e, "could not encode a result");
+        Error::internal("Handler returned an invalid result")
+    })?;
+    String::from_utf8(json).map_err(|_| Error::internal("Handler returned an invalid result"))
+}
+
 /// What the span records about a finished result, so that telemetry need not parse it.
 fn shape_of(reply: &Reply) -> ResultShape {
     match reply {
@@ -99,8 +110,12 @@ pub(crate) fn finish_modern(
         Reply::InputRequired(ir) if ir.meta.is_none() && ir.result_type == ResultType::InputRequired => {
             check_well_formed(&ir)?;
             check_capabilities(&ir, capabilities)?;
-            // The struct writes its own `resultType` (always `input_required`).
-            append_fields(encode(&ir)?, &[&server.server_info_meta])?
+            // The struct writes its own `resultType` (always `input_required`). Its sealed
+            // state alone is hundreds of bytes; each question about as many again.
+            let questions = ir.input_requests.as_ref().map_or(0, |asked| 384 * asked.len());
+            let state = ir.request_state.as_ref().map_or(0, String::len);
+            let capacity = 64 + questions + state + server.server_info_meta.len();
+            append_fields(encode_sized(&ir, capacity)?, &[&server.server_info_meta])?
         }
         reply => encode(&finish_modern_value(server, reply, capabilities)?)?,
     };
