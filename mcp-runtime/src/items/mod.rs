@@ -84,7 +84,8 @@ pub trait ToolDef: 'static {
     const MAY_REQUIRE_INPUT: bool = true;
     /// Its definition (schemas included). Called once, at registration.
     fn definition() -> Tool;
-    /// Serve one call.
+    /// Serve one call. The call's `inputResponses` and `requestState` are in `ctx` (moved
+    /// there from `params`, which no longer holds them).
     fn call(ctx: Context, params: CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
     /// The application-state types it takes as `State<T>` (its resolvers' included);
     /// building a server without one of them fails. None by default.

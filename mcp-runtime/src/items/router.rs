@@ -516,10 +516,9 @@ impl SharedItems {
     pub(crate) fn call_tool(
         &self,
         ctx: RequestContext,
-        params: CallToolParams,
+        mut params: CallToolParams,
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
         let enabled = !read(&self.disabled_tools).contains(&params.name);
-        let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
         if let Some(ToolEntry { call, scopes: required, task, .. }) =
             self.tool_calls.get(&params.name).filter(|_| enabled)
         {
@@ -533,8 +532,12 @@ impl SharedItems {
                 );
                 return Box::pin(async move { Err(error) });
             }
-            return call(context(ctx), params);
+            // A macro tool reads its answers and state from the context alone: they move
+            // there (a clone of the answers copied their map, one B-tree node of several KB).
+            let ctx = Context::new(ctx, params.input_responses.take(), params.request_state.take());
+            return call(ctx, params);
         }
+        let context = |ctx| Context::new(ctx, params.input_responses.clone(), params.request_state.clone());
         let dynamic = read(&self.dynamic_tools).iter().find(|d| d.name() == params.name).cloned();
         match dynamic.filter(|_| enabled) {
             Some(tool) => {
