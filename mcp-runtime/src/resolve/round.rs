@@ -279,7 +279,9 @@ impl Round {
         };
         let key = self.plan.key::<R>();
         if self.legacy {
-            return self.ask_back_channel::<Q>(&key, request).await;
+            // Boxed: its future (the request to the client, and the answer awaited) would
+            // otherwise make every resolver's future that much larger, in either era.
+            return Box::pin(self.ask_back_channel::<Q>(&key, request)).await;
         }
         let q = question_digest(&request);
         if let Some(recorded) = self.recorded.outcomes.get(&*key).filter(|r| r.q == q) {
