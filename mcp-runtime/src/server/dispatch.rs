@@ -148,26 +148,30 @@ impl Server {
         let Some(route) = server.routes.find(&method, true) else {
             return Err(Error::method_not_found(&method));
         };
-        let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
-        let ctx = RequestContext::new(ContextInner {
-            id,
-            protocol_version: meta.version.into(),
-            legacy: false,
-            client_capabilities: meta.capabilities,
-            client_info: meta.client_info,
-            progress_token: meta.progress_token,
-            log_level: meta.log_level,
-            session: Arc::clone(session),
-            notifications,
-            server: server.handle.clone(),
-            auth: caller.auth,
-            #[cfg(feature = "http")]
-            http: caller.http,
-            task: std::sync::OnceLock::new(),
-            tools_call: method == methods::TOOLS_CALL,
-            // `dispatch_from` runs this inside the request's span.
-            span: tracing::Span::current(),
-        });
+        // Built in a block that consumes `meta`: a partly moved local stays in the future's
+        // state across the `.await` below (624 bytes of it), a block's locals do not.
+        let ctx = {
+            let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
+            RequestContext::new(ContextInner {
+                id,
+                protocol_version: meta.version.into(),
+                legacy: false,
+                client_capabilities: meta.capabilities,
+                client_info: meta.client_info,
+                progress_token: meta.progress_token,
+                log_level: meta.log_level,
+                session: Arc::clone(session),
+                notifications,
+                server: server.handle.clone(),
+                auth: caller.auth,
+                #[cfg(feature = "http")]
+                http: caller.http,
+                task: std::sync::OnceLock::new(),
+                tools_call: method == methods::TOOLS_CALL,
+                // `dispatch_from` runs this inside the request's span.
+                span: tracing::Span::current(),
+            })
+        };
         // With hooks, lists go through the stack too, so that the hooks see them.
         if !server.hooked
             && let Some(text) = self.encoded_list(route, params.as_ref(), false)?
@@ -223,9 +227,6 @@ impl Server {
         caller: Caller,
     ) -> Result<Payload, Error> {
         let method = method.as_str();
-        let Some(state) = session.legacy() else {
-            return Err(Error::internal("Internal error"));
-        };
         if method == methods::RESOURCES_SUBSCRIBE || method == methods::RESOURCES_UNSUBSCRIBE {
             let supported = self.capabilities().resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
             if !supported {
@@ -253,27 +254,35 @@ impl Server {
         let progress_token = meta_of(params.as_ref())
             .and_then(|m| m.get(keys::PROGRESS_TOKEN))
             .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
-        // `initialize` only accepts the versions `Revision` names.
-        let revision = Revision::parse(&state.version).unwrap_or(Revision::V2025_11_25);
-        let ctx = RequestContext::new(ContextInner {
-            id,
-            protocol_version: state.version.into(),
-            legacy: true,
-            client_capabilities: state.client_capabilities,
-            client_info: Some(state.client_info),
-            progress_token,
-            log_level: state.log_level,
-            session: Arc::clone(session),
-            notifications,
-            server: self.inner().handle.clone(),
-            auth: caller.auth,
-            #[cfg(feature = "http")]
-            http: caller.http,
-            task: std::sync::OnceLock::new(),
-            tools_call: method == methods::TOOLS_CALL,
-            // `dispatch_from` runs this inside the request's span.
-            span: tracing::Span::current(),
-        });
+        // As in `modern_request`: the session's state is read in a block, not kept in the
+        // future's state across the `.await` below (608 bytes of it).
+        let (ctx, revision) = {
+            let Some(state) = session.legacy() else {
+                return Err(Error::internal("Internal error"));
+            };
+            // `initialize` only accepts the versions `Revision` names.
+            let revision = Revision::parse(&state.version).unwrap_or(Revision::V2025_11_25);
+            let ctx = RequestContext::new(ContextInner {
+                id,
+                protocol_version: state.version.into(),
+                legacy: true,
+                client_capabilities: state.client_capabilities,
+                client_info: Some(state.client_info),
+                progress_token,
+                log_level: state.log_level,
+                session: Arc::clone(session),
+                notifications,
+                server: self.inner().handle.clone(),
+                auth: caller.auth,
+                #[cfg(feature = "http")]
+                http: caller.http,
+                task: std::sync::OnceLock::new(),
+                tools_call: method == methods::TOOLS_CALL,
+                // `dispatch_from` runs this inside the request's span.
+                span: tracing::Span::current(),
+            });
+            (ctx, revision)
+        };
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
         // error there), but a client can still send `requestState`: verify it like a modern
         // one, so that no handler ever sees state this server did not seal.
