@@ -392,7 +392,7 @@ impl State {
             };
             // Busy from here: not evicted or expired before the request is registered as running.
             let _hold = session.hold();
-            return self.run(session, request, true, caller, permit).await;
+            return self.run_reporting(session, request, true, caller, permit).await.0;
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
@@ -408,7 +408,7 @@ impl State {
                 return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
-        self.run(Arc::new(Session::new()), request, false, caller, permit).await
+        self.run_reporting(Arc::new(Session::new()), request, false, caller, permit).await.0
     }
 
     /// The header-mirrored arguments of tool `name`, from a cache rebuilt when the tool list changes.
@@ -440,18 +440,7 @@ impl State {
         index.get(name).cloned().unwrap_or_default()
     }
 
-    async fn run(
-        &self,
-        session: Arc<Session>,
-        request: crate::protocol::JsonRpcRequest,
-        legacy: bool,
-        caller: Caller,
-        permit: OwnedSemaphorePermit,
-    ) -> Response<HttpBody> {
-        self.run_reporting(session, request, legacy, caller, permit).await.0
-    }
-
-    /// [`run`](Self::run), also telling whether the request got a result (not an error).
+    /// Serve `request` in `session`, telling also whether it got a result (not an error).
     /// An SSE answer counts as a result: its outcome is not known yet. `permit` is the
     /// request's slot, taken before its body was read.
     async fn run_reporting(
