@@ -152,25 +152,16 @@ impl Server {
         // state across the `.await` below (624 bytes of it), a block's locals do not.
         let ctx = {
             let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
-            RequestContext::new(ContextInner {
+            let client = Client {
                 id,
                 protocol_version: meta.version.into(),
                 legacy: false,
-                client_capabilities: meta.capabilities,
-                client_info: meta.client_info,
+                capabilities: meta.capabilities,
+                info: meta.client_info,
                 progress_token: meta.progress_token,
                 log_level: meta.log_level,
-                session: Arc::clone(session),
-                notifications,
-                server: server.handle.clone(),
-                auth: caller.auth,
-                #[cfg(feature = "http")]
-                http: caller.http,
-                task: std::sync::OnceLock::new(),
-                tools_call: method == methods::TOOLS_CALL,
-                // `dispatch_from` runs this inside the request's span.
-                span: tracing::Span::current(),
-            })
+            };
+            self.request_context(client, session, notifications, caller, &method)
         };
         // With hooks, lists go through the stack too, so that the hooks see them.
         if !server.hooked
@@ -262,25 +253,16 @@ impl Server {
             };
             // `initialize` only accepts the versions `Revision` names.
             let revision = Revision::parse(&state.version).unwrap_or(Revision::V2025_11_25);
-            let ctx = RequestContext::new(ContextInner {
+            let client = Client {
                 id,
                 protocol_version: state.version.into(),
                 legacy: true,
-                client_capabilities: state.client_capabilities,
-                client_info: Some(state.client_info),
+                capabilities: state.client_capabilities,
+                info: Some(state.client_info),
                 progress_token,
                 log_level: state.log_level,
-                session: Arc::clone(session),
-                notifications,
-                server: self.inner().handle.clone(),
-                auth: caller.auth,
-                #[cfg(feature = "http")]
-                http: caller.http,
-                task: std::sync::OnceLock::new(),
-                tools_call: method == methods::TOOLS_CALL,
-                // `dispatch_from` runs this inside the request's span.
-                span: tracing::Span::current(),
-            });
+            };
+            let ctx = self.request_context(client, session, notifications, caller, method);
             (ctx, revision)
         };
         // Legacy sessions are never handed a sealed state (an `InputRequiredResult` is an
@@ -332,6 +314,50 @@ impl Server {
         };
         downgrade_result(methods::INITIALIZE, &mut result, revision);
         Ok(Value::Object(result))
+    }
+}
+
+/// What a request's era says about its client: from a modern request's `_meta`, or from
+/// the legacy session's handshake.
+struct Client {
+    id: crate::protocol::RequestId,
+    protocol_version: std::borrow::Cow<'static, str>,
+    legacy: bool,
+    capabilities: ClientCapabilities,
+    info: Option<Implementation>,
+    progress_token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+}
+
+impl Server {
+    /// The context of a request from `client`, in `session`.
+    fn request_context(
+        &self,
+        client: Client,
+        session: &Arc<Session>,
+        notifications: mpsc::Sender<String>,
+        caller: Caller,
+        method: &str,
+    ) -> RequestContext {
+        RequestContext::new(ContextInner {
+            id: client.id,
+            protocol_version: client.protocol_version,
+            legacy: client.legacy,
+            client_capabilities: client.capabilities,
+            client_info: client.info,
+            progress_token: client.progress_token,
+            log_level: client.log_level,
+            session: Arc::clone(session),
+            notifications,
+            server: self.inner().handle.clone(),
+            auth: caller.auth,
+            #[cfg(feature = "http")]
+            http: caller.http,
+            task: std::sync::OnceLock::new(),
+            tools_call: method == methods::TOOLS_CALL,
+            // `dispatch_from` runs this inside the request's span.
+            span: tracing::Span::current(),
+        })
     }
 }
 
