@@ -4,6 +4,7 @@
 //! apart again.
 
 use std::cell::Cell;
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -122,19 +123,17 @@ impl<'de> Visitor<'de> for Message<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
         let inner = self.0.open()?;
         let mut members = Members::default();
-        // The names of other members, to find a repeated one; a message rarely has any.
-        let mut others: Vec<String> = Vec::new();
+        // The names of other members, to find a repeated one: a message rarely has any (the
+        // set allocates at its first), and a hostile one with many costs a hash each, not a
+        // comparison with every name before it.
+        let mut others: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key_seed(KeyName)? {
             // The value is read before a repeated key is refused, as in any other object:
             // a broken value is a syntax error first.
             let value = map.next_value_seed(inner)?;
             let repeated = match key {
                 Key::Member(name) => members.slot(name).is_some_and(|slot| slot.replace(value).is_some()),
-                Key::Other(name) if others.contains(&name) => true,
-                Key::Other(name) => {
-                    others.push(name);
-                    false
-                }
+                Key::Other(name) => !others.insert(name),
             };
             if repeated {
                 return Err(self.0.fail(StrictJsonError::DuplicateKey));
@@ -209,6 +208,15 @@ mod tests {
             assert_eq!(read(text).map(|_| ()), Err(StrictJsonError::DuplicateKey), "{text}");
         }
         assert!(read(r#"{"x":1,"y":{"x":1}}"#).is_ok());
+    }
+
+    #[test]
+    fn many_other_members_are_read_and_a_late_repeat_found() {
+        let members: Vec<String> = (0..20_000).map(|i| format!("\"m{i}\":{i}")).collect();
+        let text = format!("{{\"id\":1,{}}}", members.join(","));
+        assert!(matches!(read(&text), Ok(TopLevel::Object(_))));
+        let repeated = format!("{{{},\"m19999\":0}}", members.join(","));
+        assert_eq!(read(&repeated).map(|_| ()), Err(StrictJsonError::DuplicateKey));
     }
 
     #[test]
