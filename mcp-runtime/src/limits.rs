@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request};
-use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, methods};
+use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, member, member_of, methods};
 use crate::wire::untrusted::Untrusted;
 
 /// Per-request limits of a [`Server`](crate::Server), set with
@@ -122,7 +122,7 @@ impl Limits {
     /// `inputResponses`) before anything reads them.
     pub(crate) fn check_retry_fields(&self, method: &str, params: Option<&JsonObject>) -> Result<(), Error> {
         let Some(params) = params else { return Ok(()) };
-        if let Some(Value::String(state)) = params.get("requestState")
+        if let Some(Value::String(state)) = member(params, "requestState")
             && state.len() > self.max_request_state_bytes
         {
             tracing::warn!(method = ?Untrusted(method), limit = self.max_request_state_bytes, "rejecting an oversized requestState");
@@ -131,7 +131,7 @@ impl Limits {
                 self.max_request_state_bytes
             )));
         }
-        let responses = match params.get("inputResponses") {
+        let responses = match member(params, "inputResponses") {
             None | Some(Value::Null) => return Ok(()),
             Some(Value::Object(responses)) => responses,
             Some(_) => return Err(Error::invalid_params("Invalid params: inputResponses must be an object")),
@@ -291,7 +291,7 @@ pub struct Limited<H> {
 impl<H: Handler> Handler for Limited<H> {
     fn call(&self, request: Request) -> BoxFuture<Result<Reply, Error>> {
         if let Err(e) = self.limits.check_retry_fields(&request.method, request.params.as_ref()) {
-            if request.params.as_ref().is_some_and(|p| p.contains_key("requestState")) {
+            if member_of(request.params.as_ref(), "requestState").is_some() {
                 crate::telemetry::record_request_state(
                     request.ctx.span(),
                     "not checked: the request is over the limits",

@@ -33,6 +33,8 @@ mod elicitation;
 mod envelope;
 mod error;
 mod jsonrpc;
+#[cfg(feature = "server")]
+mod member;
 mod meta;
 pub mod methods;
 mod mrtr;
@@ -56,6 +58,8 @@ pub use discover::*;
 pub use elicitation::*;
 pub use error::Error;
 pub use jsonrpc::*;
+#[cfg(feature = "server")]
+pub(crate) use member::{member, member_of, meta_of, meta_version};
 pub use meta::*;
 pub use mrtr::*;
 pub use notifications::*;

@@ -25,14 +25,10 @@ use crate::items::ListKind;
 use crate::protocol::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest, LoggingLevel,
     ProgressToken, Revision, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, downgrade_result,
-    keys, methods,
+    keys, member, member_of, meta_of, meta_version, methods,
 };
 use crate::telemetry::server::{ServerSpan, Transport};
 use crate::wire::untrusted::Untrusted;
-
-fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
-    params.and_then(|p| p.get("_meta")).and_then(Value::as_object)
-}
 
 #[cfg(feature = "test-util")]
 impl Server {
@@ -88,7 +84,7 @@ impl Server {
         notifications: mpsc::Sender<String>,
         caller: Caller,
     ) -> Result<Payload, Error> {
-        let modern = meta_of(request.params.as_ref()).is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
+        let modern = meta_version(request.params.as_ref()).is_some();
         // Asked only when the span or the metrics want the method's name.
         let known = |method: &str| {
             matches!(
@@ -187,7 +183,7 @@ impl Server {
         // Lists filtered by the caller's scopes differ per caller: never shared.
         let shared = |items: &&Arc<crate::items::SharedItems>| items.serves(kind) && !items.hide_unauthorized;
         let Some(items) = server.items.as_ref().filter(shared) else { return Ok(None) };
-        if params.is_some_and(|p| p.get("cursor").is_some_and(|c| !c.is_null())) {
+        if member_of(params, "cursor").is_some_and(|c| !c.is_null()) {
             return Ok(None);
         }
         items
@@ -243,7 +239,7 @@ impl Server {
             return Err(Error::method_not_found(method));
         };
         let progress_token = meta_of(params.as_ref())
-            .and_then(|m| m.get(keys::PROGRESS_TOKEN))
+            .and_then(|m| member(m, keys::PROGRESS_TOKEN))
             .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
         // As in `modern_request`: the session's state is read in a block, not kept in the
         // future's state across the `.await` below (608 bytes of it).

@@ -7,7 +7,7 @@ use tracing::field::{Empty, display};
 use super::{TARGET, input_request_keys, is_input_required, is_tool_error, server_code_is_error, span_name, target_of};
 use crate::Error;
 use crate::handler::{Payload, ResultShape, Session};
-use crate::protocol::{JsonObject, JsonRpcRequest, keys, methods};
+use crate::protocol::{JsonObject, JsonRpcRequest, meta_version, methods};
 
 /// What a transport tells about where a request came from, for its span.
 #[derive(Clone, Copy, Debug)]
@@ -180,8 +180,7 @@ impl ServerSpan {
 /// The protocol version a request is served under: its `_meta`'s, else its legacy
 /// session's.
 fn protocol_version(params: Option<&JsonObject>, session: &Session) -> Option<String> {
-    let meta = params.and_then(|p| p.get("_meta")).and_then(serde_json::Value::as_object);
-    match meta.and_then(|m| m.get(keys::PROTOCOL_VERSION)).and_then(serde_json::Value::as_str) {
+    match meta_version(params).and_then(serde_json::Value::as_str) {
         Some(version) => Some(super::version_text(version).to_owned()),
         None => session.legacy().map(|legacy| super::version_text(&legacy.version).to_owned()),
     }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::Error;
 use crate::protocol::tasks::methods as task_methods;
-use crate::protocol::{JsonObject, keys, methods};
+use crate::protocol::{JsonObject, member_of, meta_version, methods};
 use crate::wire::headers::{HeaderParam, PARAM_PREFIX, ParamKind, decode_value};
 
 use super::names::{METHOD, NAME, PROTOCOL_VERSION};
@@ -57,9 +57,7 @@ pub fn validate(
     params: Option<&JsonObject>,
     tool_params: &[HeaderParam],
 ) -> Result<(), Error> {
-    let meta_version =
-        params.and_then(|p| p.get("_meta")).and_then(|m| m.get(keys::PROTOCOL_VERSION)).and_then(Value::as_str);
-    if let Some(version) = meta_version {
+    if let Some(version) = meta_version(params).and_then(Value::as_str) {
         expect_header(headers, &PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
     }
     expect_header(headers, &METHOD, "Mcp-Method", method)?;
@@ -72,14 +70,14 @@ pub fn validate(
         _ => None,
     };
     if let Some(field) = name_field
-        && let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
+        && let Some(name) = member_of(params, field).and_then(Value::as_str)
     {
         expect_header(headers, &NAME, "Mcp-Name", name)?;
     }
     if tool_params.is_empty() {
         return Ok(());
     }
-    let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
+    let arguments = member_of(params, "arguments").and_then(Value::as_object);
     for param in tool_params {
         let display = format!("Mcp-Param-{}", param.header);
         let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());

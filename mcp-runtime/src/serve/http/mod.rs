@@ -58,7 +58,9 @@ pub use security::LOOPBACK_HOSTS;
 use crate::Server;
 use crate::handler::AuthInfo;
 use crate::handler::{Caller, Session};
-use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, keys, methods};
+use crate::protocol::{
+    Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, member_of, meta_version, methods,
+};
 use crate::server::ListenLifetime;
 use crate::wire::headers::{self, HeaderParam};
 use crate::wire::untrusted::Untrusted;
@@ -357,12 +359,7 @@ impl State {
         caller: Caller,
         permit: OwnedSemaphorePermit,
     ) -> Response<HttpBody> {
-        let modern = request
-            .params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION));
+        let modern = meta_version(request.params.as_ref()).is_some();
         if !modern && request.method == methods::INITIALIZE {
             let owner = Owner::of(caller.auth.as_deref());
             let Some((id, session)) = self.sessions.create(owner) else {
@@ -396,8 +393,7 @@ impl State {
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
-                let name =
-                    request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or_default();
+                let name = member_of(request.params.as_ref(), "name").and_then(Value::as_str).unwrap_or_default();
                 self.tool_params(name).await
             } else {
                 Vec::new()
