@@ -4,6 +4,7 @@
 //! concurrent requests, SSE keep-alive) are settings of the transports in
 //! [`serve`](crate::serve).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -303,7 +304,13 @@ impl<H: Handler> Handler for Limited<H> {
             return self.inner.call(request);
         }
         let limits = Arc::clone(&self.limits);
-        let method = request.method.clone();
+        // Named only if the handler times out: the methods of the hot path are not copied.
+        let method = match request.method.as_str() {
+            methods::TOOLS_CALL => Cow::Borrowed(methods::TOOLS_CALL),
+            methods::RESOURCES_READ => Cow::Borrowed(methods::RESOURCES_READ),
+            methods::PROMPTS_GET => Cow::Borrowed(methods::PROMPTS_GET),
+            other => Cow::Owned(other.to_owned()),
+        };
         let inner = self.inner.call(request);
         Box::pin(async move { limits.timed(&method, inner).await })
     }

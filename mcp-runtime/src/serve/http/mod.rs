@@ -92,6 +92,12 @@ struct State {
     /// Slots of long-lived streams (listen, GET), apart from the request `permits`.
     streams: StreamLimiter,
     tool_index: Mutex<Option<(u64, ToolIndex)>>,
+    /// The session of every request served outside a legacy session (2026-07-28 ones, and
+    /// those refused for lacking a `_meta`). Nothing on that path writes to it: `initialize`
+    /// opens a session of its own, and only legacy requests register, subscribe or ask
+    /// the client. Shared rather than made per request (an 872-byte allocation and three
+    /// maps each time).
+    stateless: Arc<Session>,
 }
 
 /// `Err` (`InvalidInput`) when `config` cannot be served: protected resource metadata
@@ -156,6 +162,7 @@ impl McpHttpService {
                 streams: StreamLimiter::new(&config),
                 config,
                 tool_index: Mutex::new(None),
+                stateless: Arc::new(Session::new()),
             }),
         }
     }
@@ -404,7 +411,8 @@ impl State {
                 return json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(Some(request.id), e));
             }
         }
-        self.run_reporting(Arc::new(Session::new()), request, false, caller, permit).await.0
+        debug_assert!(!self.stateless.is_legacy(), "the stateless session never becomes a legacy one");
+        self.run_reporting(Arc::clone(&self.stateless), request, false, caller, permit).await.0
     }
 
     /// The header-mirrored arguments of tool `name`, from a cache rebuilt when the tool list changes.
