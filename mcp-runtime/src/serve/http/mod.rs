@@ -66,8 +66,8 @@ use crate::wire::headers::{self, HeaderParam};
 use crate::wire::untrusted::Untrusted;
 use body::Event;
 use reply::{
-    accepts, empty_response, error_response, final_response, json_response, method_not_allowed, session_id,
-    session_not_found, sse_response,
+    accepts, empty_response, error_response, final_response, json_response, method_not_allowed, reuse_request_headers,
+    session_id, session_not_found, sse_response,
 };
 use sessions::{Owner, Sessions};
 use stream_limits::{Client, StreamLimiter};
@@ -310,7 +310,8 @@ impl State {
         match message {
             JsonRpcMessage::Request(request) => {
                 let caller = Caller { auth, http: Some(Arc::clone(&parts)) };
-                self.request(headers, request, caller, permit).await
+                let response = self.request(headers, request, caller, permit).await;
+                reuse_request_headers(response, parts)
             }
             JsonRpcMessage::Notification(notification) => match session_id(headers) {
                 None => empty_response(StatusCode::ACCEPTED),

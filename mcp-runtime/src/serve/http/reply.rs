@@ -23,6 +23,29 @@ pub(super) fn json_response(status: StatusCode, body: String) -> Response<HttpBo
     response
 }
 
+/// `response` with its headers moved into the request's header map, when nothing else
+/// holds the request's parts any more.
+///
+/// hyper keeps the map of the last response it wrote and parses the next request's headers
+/// into it. A response's map is made for its two or three headers, so hyper would grow it
+/// for every request (an allocation of over a kilobyte, past the allocator's per-thread
+/// cache, for a dozen headers); the request's map, already that size, is grown once per
+/// connection instead.
+pub(super) fn reuse_request_headers(
+    mut response: Response<HttpBody>,
+    parts: std::sync::Arc<http::request::Parts>,
+) -> Response<HttpBody> {
+    let Ok(parts) = std::sync::Arc::try_unwrap(parts) else { return response };
+    let mut headers = parts.headers;
+    if headers.capacity() <= response.headers().capacity() {
+        return response;
+    }
+    headers.clear();
+    headers.extend(response.headers_mut().drain());
+    *response.headers_mut() = headers;
+    response
+}
+
 pub(super) fn empty_response(status: StatusCode) -> Response<HttpBody> {
     let mut response = Response::new(HttpBody::empty());
     *response.status_mut() = status;
@@ -135,6 +158,49 @@ mod tests {
             map.append(header::ACCEPT, HeaderValue::from_str(v).expect("test header"));
         }
         map
+    }
+
+    fn request_parts(headers: usize) -> std::sync::Arc<http::request::Parts> {
+        let mut request = http::Request::new(());
+        for i in 0..headers {
+            let name = http::HeaderName::from_bytes(format!("x-test-{i}").as_bytes()).expect("test name");
+            request.headers_mut().insert(name, HeaderValue::from_static("v"));
+        }
+        std::sync::Arc::new(request.into_parts().0)
+    }
+
+    fn response() -> Response<HttpBody> {
+        let mut response = json_response(StatusCode::OK, "{}".to_owned());
+        response.headers_mut().append(header::VARY, HeaderValue::from_static("a"));
+        response.headers_mut().append(header::VARY, HeaderValue::from_static("b"));
+        response
+    }
+
+    fn listed(response: &Response<HttpBody>) -> Vec<(String, String)> {
+        let headers = response.headers().iter();
+        headers.map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_owned())).collect()
+    }
+
+    /// The response keeps exactly its own headers (repeated ones included, none of the
+    /// request's) in the request's bigger map, and is left alone when the request's parts
+    /// are still held elsewhere or their map is no bigger.
+    #[test]
+    fn a_response_moves_into_the_request_header_map() {
+        let parts = request_parts(12);
+        let capacity = parts.headers.capacity();
+        let reused = reuse_request_headers(response(), parts);
+        assert_eq!(listed(&reused), listed(&response()));
+        assert_eq!(reused.headers().capacity(), capacity);
+        assert!(capacity > response().headers().capacity());
+
+        let parts = request_parts(12);
+        let held = std::sync::Arc::clone(&parts);
+        let kept = reuse_request_headers(response(), parts);
+        assert_eq!(kept.headers().capacity(), response().headers().capacity());
+        assert_eq!(held.headers.len(), 12);
+
+        let small = reuse_request_headers(response(), request_parts(0));
+        assert_eq!(listed(&small), listed(&response()));
     }
 
     #[test]
