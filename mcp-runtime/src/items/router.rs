@@ -14,8 +14,9 @@ use crate::Error;
 use crate::handler::{AuthInfo, BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
-    GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
-    ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, tasks_capability,
+    GetPromptParams, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, member_of,
+    tasks_capability,
 };
 use crate::tasks::TaskSupport;
 
@@ -511,6 +512,26 @@ impl SharedItems {
             .cloned()
             .collect();
         ListToolsResult::new(tools)
+    }
+
+    /// Serve a `tools/call` from its params object. A macro tool reads what `_meta` says
+    /// from its context, which a 2026-07-28 request's validated `_meta` built: for such a
+    /// call `_meta` is not read a second time into `params.meta`. Legacy requests (whose
+    /// `_meta` nothing else checks) and dynamic tools (which may read it) get it read.
+    pub(crate) fn call_tool_object(
+        &self,
+        ctx: RequestContext,
+        params: Option<JsonObject>,
+    ) -> BoxFuture<Result<CallToolOutcome, Error>> {
+        let name = member_of(params.as_ref(), "name").and_then(serde_json::Value::as_str);
+        let macro_tool = name.is_some_and(|name| self.tool_calls.contains_key(name));
+        match CallToolParams::read_object(params.unwrap_or_default(), ctx.is_legacy() || !macro_tool) {
+            Ok(params) => self.call_tool(ctx, params),
+            Err(e) => {
+                let error = Error::invalid_params(format!("Invalid params: {e}"));
+                Box::pin(async move { Err(error) })
+            }
+        }
     }
 
     pub(crate) fn call_tool(

@@ -203,11 +203,18 @@ impl CallToolParams {
     /// answers out of it instead of copying them into new maps (what deserializing from a
     /// tree does). It accepts and refuses what `Deserialize` does, with the same messages.
     pub fn from_object(object: JsonObject) -> Result<Self, serde_json::Error> {
+        Self::read_object(object, true)
+    }
+
+    /// [`from_object`](Self::from_object), reading `_meta` into [`meta`](Self::meta) only
+    /// if `meta` is set (otherwise it is dropped unread, and `meta` is `None`): for a
+    /// receiver that never looks at it, of a request whose `_meta` was checked already.
+    pub(crate) fn read_object(object: JsonObject, meta: bool) -> Result<Self, serde_json::Error> {
         let mut params = CallToolParams::default();
         let mut named = false;
         for (key, value) in object {
             match key.as_str() {
-                "_meta" => params.meta = Option::<RequestMeta>::deserialize(value)?,
+                "_meta" if meta => params.meta = Option::<RequestMeta>::deserialize(value)?,
                 "name" => {
                     params.name = String::deserialize(value)?;
                     named = true;
@@ -321,6 +328,28 @@ mod tests {
             let ours = CallToolParams::from_object(object).map_err(|e| e.to_string());
             assert_eq!(ours, derived(&case), "{case}");
         }
+    }
+
+    /// Without `_meta`, the reading is the same but for `meta`, left `None`, and a
+    /// malformed `_meta`, no longer refused.
+    #[test]
+    fn read_object_can_leave_meta_unread() {
+        let cases = [
+            json!({"name": "echo", "arguments": {"text": "hello"}, "_meta": {"progressToken": 7, "x/y": [1]}}),
+            json!({"name": "echo", "requestState": "s", "_meta": null}),
+            json!({"arguments": {}, "_meta": {}}),
+            json!({"name": "echo", "requestState": 5, "_meta": {}}),
+        ];
+        for case in cases {
+            let Value::Object(object) = case.clone() else { panic!("cases are objects") };
+            let unread = CallToolParams::read_object(object.clone(), false).map_err(|e| e.to_string());
+            let read = CallToolParams::from_object(object).map(|p| CallToolParams { meta: None, ..p });
+            assert_eq!(unread, read.map_err(|e| e.to_string()), "{case}");
+        }
+        let Value::Object(odd) = json!({"name": "echo", "_meta": "x"}) else { panic!("an object") };
+        assert!(CallToolParams::from_object(odd.clone()).is_err());
+        let unread = CallToolParams::read_object(odd, false).expect("_meta is not read");
+        assert_eq!((unread.name.as_str(), unread.meta), ("echo", None));
     }
 
     /// The untagged enum `InputResponse` used to be (same name, so the same messages);

@@ -614,7 +614,7 @@ impl ServerBuilder {
                 async move { Ok(result) }
             }));
             let call = Arc::clone(&shared);
-            h.call_tool = Some(Arc::new(move |ctx, params| call.call_tool(ctx, params)));
+            h.items_call_tool = Some(Arc::new(move |ctx, params| call.call_tool_object(ctx, params)));
             let asks = Arc::clone(&shared);
             self.sealing =
                 self.sealing.map(|s| s.with_tool_hint(Arc::new(move |name| asks.tool_may_require_input(name))));
@@ -739,7 +739,7 @@ impl ServerBuilder {
             prompts: (h.list_prompts.is_some() || h.get_prompt.is_some()).then_some(listed.clone()),
             resources: (h.list_resources.is_some() || h.list_resource_templates.is_some() || h.read_resource.is_some())
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
-            tools: (h.list_tools.is_some() || h.call_tool.is_some()).then_some(listed),
+            tools: (h.list_tools.is_some() || h.call_tool.is_some() || h.items_call_tool.is_some()).then_some(listed),
             extensions: self.extensions.capability(),
             ..Default::default()
         };

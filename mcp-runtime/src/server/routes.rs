@@ -10,10 +10,10 @@ use serde_json::Value;
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Reply, Request, RequestContext};
 use crate::protocol::{
-    CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, DiscoverResult, GetPromptOutcome, GetPromptParams,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome,
-    PaginatedParams, ReadResourceOutcome, ReadResourceParams, SUPPORTED_MODERN_VERSIONS, ServerCapabilities, methods,
-    tasks::methods as task_methods,
+    CallToolOutcome, CallToolParams, CallToolResult, CompleteParams, CompleteResult, DiscoverResult, GetPromptOutcome,
+    GetPromptParams, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    Outcome, PaginatedParams, ReadResourceOutcome, ReadResourceParams, SUPPORTED_MODERN_VERSIONS, ServerCapabilities,
+    methods, tasks::methods as task_methods,
 };
 
 /// A type-erased handler of one method, from params `P` to a result `R`.
@@ -32,6 +32,9 @@ where
 pub(crate) struct Handlers {
     pub(crate) list_tools: Option<MethodHandler<PaginatedParams, ListToolsResult>>,
     pub(crate) call_tool: Option<MethodHandler<CallToolParams, CallToolOutcome>>,
+    /// `tools/call` served by the macro items, which read the params object themselves
+    /// (what a macro tool never looks at stays unread); set instead of `call_tool`.
+    pub(crate) items_call_tool: Option<MethodHandler<Option<JsonObject>, CallToolOutcome>>,
     pub(crate) list_prompts: Option<MethodHandler<PaginatedParams, ListPromptsResult>>,
     pub(crate) get_prompt: Option<MethodHandler<GetPromptParams, GetPromptOutcome>>,
     pub(crate) list_resources: Option<MethodHandler<PaginatedParams, ListResourcesResult>>,
@@ -97,7 +100,7 @@ impl Routes {
         let (route, available) = match method {
             methods::SERVER_DISCOVER if modern => (Route::Discover, true),
             methods::TOOLS_LIST => (Route::ListTools, h.list_tools.is_some()),
-            methods::TOOLS_CALL => (Route::CallTool, h.call_tool.is_some()),
+            methods::TOOLS_CALL => (Route::CallTool, h.call_tool.is_some() || h.items_call_tool.is_some()),
             methods::PROMPTS_LIST => (Route::ListPrompts, h.list_prompts.is_some()),
             methods::PROMPTS_GET => (Route::GetPrompt, h.get_prompt.is_some()),
             methods::RESOURCES_LIST => (Route::ListResources, h.list_resources.is_some()),
@@ -124,6 +127,12 @@ pub(crate) fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T
 fn parse_call(params: Option<JsonObject>) -> Result<CallToolParams, Error> {
     CallToolParams::from_object(params.unwrap_or_default())
         .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// A tool's result as a reply: a modern one encoded once, straight to text; a legacy
+/// session's trimmed to its revision, which needs the tree.
+fn finish_call(result: CallToolResult, modern: bool) -> Result<Reply, Error> {
+    if modern { Reply::tool(result) } else { Reply::plain(&result) }
 }
 
 fn ready(result: Result<Reply, Error>) -> BoxFuture<Result<Reply, Error>> {
@@ -197,16 +206,10 @@ impl Handler for Routes {
                     Ok(Reply::Complete { result: result.into(), cacheable: false })
                 })
             }
-            // A modern tool result is encoded once, straight to text; a legacy session's is
-            // trimmed to its revision, which needs the tree.
-            Route::CallTool => carrier(
-                &h.call_tool,
-                ctx,
-                params,
-                parse_call,
-                |result, modern| if modern { Reply::tool(result) } else { Reply::plain(&result) },
-                true,
-            ),
+            Route::CallTool if h.items_call_tool.is_some() => {
+                carrier(&h.items_call_tool, ctx, params, Ok, finish_call, true)
+            }
+            Route::CallTool => carrier(&h.call_tool, ctx, params, parse_call, finish_call, true),
             Route::GetPrompt => carrier(&h.get_prompt, ctx, params, parse, |result, _| Reply::plain(&result), false),
             Route::Tasks => Box::pin(super::tasks::serve(ctx, method, params)),
             Route::ReadResource => carrier(

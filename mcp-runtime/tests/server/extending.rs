@@ -238,6 +238,34 @@ async fn a_dynamic_tool_is_listed_and_called_next_to_a_macro_tool() {
     assert_eq!(echo["content"][0]["text"], "echo: old");
 }
 
+/// A macro tool's `_meta` is read once in 2026-07-28 (by dispatch, into the tool's
+/// context) and still checked in a legacy session, where nothing else reads it.
+#[tokio::test]
+async fn a_macro_tool_call_checks_its_meta_in_both_eras() {
+    let server = Server::builder("meta-check", "1.0.0").tool::<add>().build();
+    let client = mcp::client::in_process(&server);
+    let arguments = json!({"a": 1, "b": 2});
+    let mut sent = meta(&json!({}));
+    sent["io.example/vendor"] = json!({"nested": [1, null]});
+    sent["progressToken"] = json!(3);
+    let call = json!({"_meta": sent, "name": "add", "arguments": arguments});
+    let sum = within("add", client.request("tools/call", call)).await.expect("add");
+    assert_eq!(sum["structuredContent"], json!({"result": 3}));
+    let mut odd = meta(&json!({}));
+    odd["progressToken"] = json!({"not": "a token"});
+    let call = json!({"_meta": odd, "name": "add", "arguments": arguments});
+    let error = within("odd token", client.request("tools/call", call)).await.expect_err("refused");
+    assert_eq!(error.code, -32602, "{}", error.message);
+
+    within("initialize", client.request("initialize", legacy_init())).await.expect("initialized");
+    let call = json!({"_meta": "x", "name": "add", "arguments": arguments});
+    let error = within("legacy odd _meta", client.request("tools/call", call)).await.expect_err("refused");
+    assert_eq!(error.code, -32602, "{}", error.message);
+    let call = json!({"_meta": {"progressToken": "t"}, "name": "add", "arguments": arguments});
+    let sum = within("legacy add", client.request("tools/call", call)).await.expect("add");
+    assert_eq!(sum["structuredContent"], json!({"result": 3}));
+}
+
 #[tokio::test]
 async fn tools_added_and_removed_while_serving_notify_listeners() {
     let server = Server::builder("growing", "1.0.0").tool::<add>().build();
