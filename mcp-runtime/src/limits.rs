@@ -5,7 +5,9 @@
 //! [`serve`](crate::serve).
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -167,7 +169,7 @@ impl Limits {
         handler: impl Future<Output = Result<T, Error>>,
     ) -> Result<T, Error> {
         let Some(limit) = self.handler_timeout else { return handler.await };
-        match tokio::time::timeout(limit, handler).await {
+        match within(limit, handler).await {
             Ok(outcome) => outcome,
             Err(_) => {
                 tracing::warn!(method = ?Untrusted(method), limit_ms = limit.as_millis() as u64, "a handler timed out; cancelling it");
@@ -175,6 +177,17 @@ impl Limits {
             }
         }
     }
+}
+
+/// `future`, given at most `limit` to finish, counted from its first poll. Most futures
+/// here (a handler, a body already read with its head) finish in that poll, and are never
+/// timed: arming a timer reads the clock and registers an entry with the runtime's driver.
+pub(crate) async fn within<F: Future>(limit: Duration, future: F) -> Result<F::Output, tokio::time::error::Elapsed> {
+    let mut future = std::pin::pin!(future);
+    if let Poll::Ready(output) = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await {
+        return Ok(output);
+    }
+    tokio::time::timeout(limit, future).await
 }
 
 /// Whether `value`'s compact JSON encoding is longer than `limit` bytes (stops counting
@@ -202,6 +215,24 @@ fn encoded_len_exceeds(value: &Value, limit: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// A ready future is not timed; one that is not gets its limit.
+    #[tokio::test]
+    async fn within_times_only_what_does_not_finish_at_once() {
+        use std::time::Duration;
+        assert_eq!(super::within(Duration::ZERO, async { 7 }).await, Ok(7));
+        let late = async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            8
+        };
+        assert!(super::within(Duration::from_millis(20), late).await.is_err());
+        let soon = async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            9
+        };
+        assert_eq!(super::within(Duration::from_secs(30), soon).await, Ok(9));
+        assert!(super::within(Duration::from_millis(20), std::future::pending::<()>()).await.is_err());
+    }
+
     use serde_json::json;
 
     use super::*;

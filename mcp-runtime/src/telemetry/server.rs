@@ -1,5 +1,6 @@
 //! The server's span for each request it serves, and its duration histogram.
 
+#[cfg(feature = "otel")]
 use std::time::Instant;
 
 use tracing::field::{Empty, display};
@@ -22,9 +23,10 @@ pub(crate) enum Transport {
 /// The span of one request the server serves, from receipt to its answer.
 pub(crate) struct ServerSpan {
     span: tracing::Span,
-    started: Instant,
+    /// The duration metric to record, and when the request arrived (the clock is read
+    /// only for it).
     #[cfg(feature = "otel")]
-    metric: Option<super::otel::metrics::Operation>,
+    metric: Option<(super::otel::metrics::Operation, Instant)>,
 }
 
 impl ServerSpan {
@@ -36,7 +38,12 @@ impl ServerSpan {
         transport: Transport,
         known: impl FnOnce(&str) -> bool,
     ) -> Self {
-        let started = Instant::now();
+        #[cfg(feature = "otel")]
+        let metrics_on = super::otel::metrics::enabled();
+        #[cfg(not(feature = "otel"))]
+        let metrics_on = false;
+        #[cfg(feature = "otel")]
+        let started = metrics_on.then(Instant::now);
         let span = tracing::info_span!(
             target: TARGET,
             "mcp.server",
@@ -59,14 +66,9 @@ impl ServerSpan {
             mcp.result = Empty,
             mcp.input_required.keys = Empty,
         );
-        #[cfg(feature = "otel")]
-        let metrics_on = super::otel::metrics::enabled();
-        #[cfg(not(feature = "otel"))]
-        let metrics_on = false;
         if span.is_disabled() && !metrics_on {
             return ServerSpan {
                 span,
-                started,
                 #[cfg(feature = "otel")]
                 metric: None,
             };
@@ -107,9 +109,9 @@ impl ServerSpan {
         }
         ServerSpan {
             #[cfg(feature = "otel")]
-            metric: metrics_on.then(|| super::otel::metrics::Operation::server(method, target, version, transport)),
+            metric: started
+                .map(|started| (super::otel::metrics::Operation::server(method, target, version, transport), started)),
             span,
-            started,
         }
     }
 
@@ -169,11 +171,11 @@ impl ServerSpan {
             }
         }
         #[cfg(feature = "otel")]
-        if let Some(metric) = self.metric {
-            metric.record(self.started.elapsed(), error_type.as_deref(), status_code);
+        if let Some((metric, started)) = self.metric {
+            metric.record(started.elapsed(), error_type.as_deref(), status_code);
         }
         #[cfg(not(feature = "otel"))]
-        let _ = (self.started, status_code);
+        let _ = status_code;
     }
 }
 

@@ -37,7 +37,7 @@ pub(super) fn request_slot(permits: &Arc<Semaphore>, limit: usize) -> Result<Own
     })
 }
 
-/// The whole body, at most `limit` bytes, within `deadline`. A body that does not arrive
+/// The whole body, at most `limit` bytes, within `deadline` (from its first read). A body that does not arrive
 /// in time gets 408 with `Connection: close`: the rest of it may still be on its way, so
 /// the connection cannot carry another request.
 pub(super) async fn read<B>(body: B, limit: usize, deadline: Duration) -> Result<Bytes, Response<HttpBody>>
@@ -45,7 +45,7 @@ where
     B: http_body::Body,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    match tokio::time::timeout(deadline, http_body_util::Limited::new(body, limit).collect()).await {
+    match crate::limits::within(deadline, http_body_util::Limited::new(body, limit).collect()).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large(limit)),
         Ok(Err(_)) => Err(error_response(
