@@ -195,34 +195,43 @@ impl State {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        // The metadata document is public: no host check, no token (RFC 9728).
-        if let Some(metadata) = &self.config.protected_resource
-            && request.uri().path() == metadata.well_known_path()
-        {
-            return metadata.respond(request.method());
-        }
-        if let Some(path) = &self.config.path
-            && request.uri().path() != path
-        {
-            return empty_response(StatusCode::NOT_FOUND);
-        }
-        if let Some(allowed) = &self.config.allowed_hosts
-            && let Err(refusal) = security::check(request.headers(), allowed)
-        {
-            tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
-            return error_response(
-                StatusCode::FORBIDDEN,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                "Forbidden: host or origin not allowed",
-            );
-        }
-        let auth = match auth::caller(&self.config, request.headers(), request.extensions()).await {
-            Ok(auth) => auth,
-            Err(response) => return *response,
+        // The checks borrow the request inside a block: a local once borrowed keeps its room
+        // in the future's state until its scope ends, and the request moves into `post`.
+        let (request, auth, post) = {
+            let request = request;
+            // The metadata document is public: no host check, no token (RFC 9728).
+            if let Some(metadata) = &self.config.protected_resource
+                && request.uri().path() == metadata.well_known_path()
+            {
+                return metadata.respond(request.method());
+            }
+            if let Some(path) = &self.config.path
+                && request.uri().path() != path
+            {
+                return empty_response(StatusCode::NOT_FOUND);
+            }
+            if let Some(allowed) = &self.config.allowed_hosts
+                && let Err(refusal) = security::check(request.headers(), allowed)
+            {
+                tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
+                return error_response(
+                    StatusCode::FORBIDDEN,
+                    None,
+                    ErrorCode::INVALID_REQUEST,
+                    "Forbidden: host or origin not allowed",
+                );
+            }
+            let auth = match auth::caller(&self.config, request.headers(), request.extensions()).await {
+                Ok(auth) => auth,
+                Err(response) => return *response,
+            };
+            let post = request.method() == Method::POST;
+            (request, auth, post)
         };
+        if post {
+            return self.post(request, auth).await;
+        }
         match *request.method() {
-            Method::POST => self.post(request, auth).await,
             Method::GET => {
                 let client = Client::of(auth.as_deref(), request.extensions());
                 self.get(request.headers(), auth, client)
@@ -244,6 +253,18 @@ impl State {
         }
     }
 
+    /// The JSON-RPC message of a POST body, or the 400 that answers one that is not.
+    fn decode(&self, bytes: &[u8]) -> Result<JsonRpcMessage, Response<HttpBody>> {
+        let depth = self.server.limits().max_json_depth;
+        let decoded = match std::str::from_utf8(bytes) {
+            Ok(text) => decode_message_with(text, depth),
+            Err(_) => decode_message_with("\u{0}", depth),
+        };
+        decoded.map_err(|e| {
+            json_response(StatusCode::BAD_REQUEST, crate::handler::error_frame(e.id.clone(), e.to_error_object()))
+        })
+    }
+
     async fn post<B>(self: Arc<Self>, request: Request<B>, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
@@ -251,6 +272,9 @@ impl State {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
+        // Shared from the start (the handler's context gets a handle): the parts themselves
+        // are never a local that the future keeps room for while the request is served.
+        let mut parts = Arc::new(parts);
         let json =
             parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
                 v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json")
@@ -281,30 +305,18 @@ impl State {
             Ok(permit) => permit,
             Err(busy) => return busy,
         };
-        let bytes = match request_body::read(body, limit, self.config.body_read_timeout).await {
-            Ok(bytes) => bytes,
+        // The body's bytes are dropped once decoded, not kept while the request is served.
+        let read = request_body::read(body, limit, self.config.body_read_timeout).await;
+        let message = match read.and_then(|bytes| self.decode(&bytes)) {
+            Ok(message) => message,
             Err(refusal) => return refusal,
         };
-        let decoded = match std::str::from_utf8(&bytes) {
-            Ok(text) => decode_message_with(text, self.server.limits().max_json_depth),
-            Err(_) => decode_message_with("\u{0}", self.server.limits().max_json_depth),
-        };
-        let message = match decoded {
-            Ok(message) => message,
-            Err(e) => {
-                return json_response(
-                    StatusCode::BAD_REQUEST,
-                    crate::handler::error_frame(e.id.clone(), e.to_error_object()),
-                );
-            }
-        };
-        let mut parts = parts;
         if let JsonRpcMessage::Request(request) = &message
             && request.method == methods::SUBSCRIPTIONS_LISTEN
+            && let Some(parts) = Arc::get_mut(&mut parts)
         {
             parts.extensions.insert(ListenLifetime(self.streams.lifetime()));
         }
-        let parts = Arc::new(parts);
         let headers = &parts.headers;
         let owner = || Owner::of(auth.as_deref());
         match message {
