@@ -10,6 +10,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::jsonrpc::JSONRPC_VERSION;
 use super::strict::{Strict, StrictJsonError, read_strict};
 
 /// The members of a message object that say what it is. Other members are read (under
@@ -17,7 +18,9 @@ use super::strict::{Strict, StrictJsonError, read_strict};
 #[derive(Debug, Default)]
 pub(super) struct Members {
     pub(super) id: Option<Value>,
-    pub(super) jsonrpc: Option<Value>,
+    /// Whether `jsonrpc` is the string `"2.0"`, if it is there: all that is asked of it, so
+    /// it is compared as read rather than kept.
+    pub(super) jsonrpc: Option<bool>,
     pub(super) params: Option<Value>,
     pub(super) method: Option<Value>,
     pub(super) error: Option<Value>,
@@ -29,18 +32,19 @@ impl Members {
     pub(super) fn of_object(object: Map<String, Value>) -> Self {
         let mut members = Members::default();
         for (key, value) in object {
-            if let Some(slot) = members.slot(&key) {
+            if key == "jsonrpc" {
+                members.jsonrpc = Some(value.as_str() == Some(JSONRPC_VERSION));
+            } else if let Some(slot) = members.slot(&key) {
                 *slot = Some(value);
             }
         }
         members
     }
 
-    /// Where the member named `key` goes, if it is one of the six kept.
+    /// Where the member named `key` goes, if it is one of the five kept as values.
     fn slot(&mut self, key: &str) -> Option<&mut Option<Value>> {
         Some(match key {
             "id" => &mut self.id,
-            "jsonrpc" => &mut self.jsonrpc,
             "params" => &mut self.params,
             "method" => &mut self.method,
             "error" => &mut self.error,
@@ -130,16 +134,77 @@ impl<'de> Visitor<'de> for Message<'_> {
         while let Some(key) = map.next_key_seed(KeyName)? {
             // The value is read before a repeated key is refused, as in any other object:
             // a broken value is a syntax error first.
-            let value = map.next_value_seed(inner)?;
             let repeated = match key {
-                Key::Member(name) => members.slot(name).is_some_and(|slot| slot.replace(value).is_some()),
-                Key::Other(name) => !others.insert(name),
+                Key::Member("jsonrpc") => {
+                    let version = map.next_value_seed(Version(inner))?;
+                    members.jsonrpc.replace(version).is_some()
+                }
+                Key::Member(name) => {
+                    let value = map.next_value_seed(inner)?;
+                    members.slot(name).is_some_and(|slot| slot.replace(value).is_some())
+                }
+                Key::Other(name) => {
+                    map.next_value_seed(inner)?;
+                    !others.insert(name)
+                }
             };
             if repeated {
                 return Err(self.0.fail(StrictJsonError::DuplicateKey));
             }
         }
         Ok(TopLevel::Object(members))
+    }
+}
+
+/// Reads the `jsonrpc` member as whether it is `"2.0"`: a string is compared where it
+/// lies, without a copy; any other value is read under the rules and is not.
+struct Version<'a>(Strict<'a>);
+
+impl<'de> DeserializeSeed<'de> for Version<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Version<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        Ok(v == JSONRPC_VERSION)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        self.0.visit_seq(seq).map(|_| false)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        self.0.visit_map(map).map(|_| false)
     }
 }
 
@@ -190,11 +255,32 @@ mod tests {
         let text = r#"{"x":[1],"jsonrpc":"2.0","id":7,"method":"m","params":{"a":1},"error":null,"result":true}"#;
         let Ok(TopLevel::Object(members)) = read(text) else { panic!("an object") };
         assert_eq!(members.id, Some(Value::from(7)));
-        assert_eq!(members.jsonrpc, Some(Value::from("2.0")));
+        assert_eq!(members.jsonrpc, Some(true));
         assert_eq!(members.method, Some(Value::from("m")));
         assert_eq!(members.params, Some(serde_json::json!({"a": 1})));
         assert_eq!(members.error, Some(Value::Null));
         assert_eq!(members.result, Some(Value::Bool(true)));
+    }
+
+    /// `jsonrpc` is kept as whether it is "2.0" (escaped or not), and a value that is not a
+    /// string is still read under the rules.
+    #[test]
+    fn compares_jsonrpc_as_it_reads_it() {
+        let version = |text: &str| match read(text) {
+            Ok(TopLevel::Object(members)) => Ok(members.jsonrpc),
+            Ok(_) => panic!("an object"),
+            Err(e) => Err(e),
+        };
+        assert_eq!(version(r#"{"jsonrpc":"2.0"}"#), Ok(Some(true)));
+        assert_eq!(version(r#"{"jsonrpc":"\u0032.0"}"#), Ok(Some(true)));
+        for other in [r#""2.0 ""#, r#""1.0""#, "2.0", "2", "true", "null", "[]", r#"{"v":"2.0"}"#] {
+            assert_eq!(version(&format!(r#"{{"jsonrpc":{other}}}"#)), Ok(Some(false)), "{other}");
+        }
+        assert_eq!(version("{}"), Ok(None));
+        assert_eq!(version(r#"{"jsonrpc":[[[1]]]}"#), Ok(Some(false)));
+        assert_eq!(version(r#"{"jsonrpc":[[[[1]]]]}"#), Err(StrictJsonError::TooDeep));
+        assert_eq!(version(r#"{"jsonrpc":{"a":1,"a":2}}"#), Err(StrictJsonError::DuplicateKey));
+        assert_eq!(version(r#"{"jsonrpc":"2.0","jsonrpc":"2.0"}"#), Err(StrictJsonError::DuplicateKey));
     }
 
     #[test]

@@ -215,7 +215,7 @@ impl JsonRpcMessage {
                 return Err(Box::new(DecodeError::invalid(None, "Invalid Request: id must be a string or an integer")));
             }
         };
-        if jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        if jsonrpc != Some(true) {
             return Err(Box::new(DecodeError::invalid(id, "Invalid Request: jsonrpc must be \"2.0\"")));
         }
         let params = match params {
