@@ -85,7 +85,9 @@ pub trait ToolDef: 'static {
     /// Its definition (schemas included). Called once, at registration.
     fn definition() -> Tool;
     /// Serve one call. The call's `inputResponses` and `requestState` are in `ctx` (moved
-    /// there from `params`, which no longer holds them).
+    /// there from `params`, which no longer holds them). In 2026-07-28, `params.meta` is
+    /// `None`: what the request's `_meta` said (the client's capabilities and info, the
+    /// progress token, the log level) is in `ctx` too.
     fn call(ctx: Context, params: CallToolParams) -> BoxFuture<Result<CallToolOutcome, Error>>;
     /// The application-state types it takes as `State<T>` (its resolvers' included);
     /// building a server without one of them fails. None by default.
