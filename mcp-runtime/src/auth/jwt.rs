@@ -358,18 +358,24 @@ impl JwtVerifier {
     /// log the reason at debug level. A token verified recently for the same audience is
     /// answered from the cache (see [`JwtVerifier`]).
     pub async fn verify_token(&self, token: &str, resource: Option<&str>) -> Result<AuthInfo, OAuthError> {
+        self.verify_shared_token(token, resource).await.map(Arc::unwrap_or_clone)
+    }
+
+    /// [`verify_token`](Self::verify_token), the caller shared with the cache.
+    async fn verify_shared_token(&self, token: &str, resource: Option<&str>) -> Result<Arc<AuthInfo>, OAuthError> {
         let inner = &self.inner;
         let audience = inner.audience.as_deref().or(resource).ok_or_else(|| {
             OAuthError::new(OAuthErrorKind::Config, "no audience to check: configure one or the transport's resource")
         })?;
         let Some(verified) = &inner.verified else {
-            return self.verify_uncached(token, audience).await.map(|(auth, _)| auth);
+            return self.verify_uncached(token, audience).await.map(|(auth, _)| Arc::new(auth));
         };
         let key = cache::digest(token);
         if let Some(auth) = verified.get(&key, audience, unix_now()) {
             return Ok(auth);
         }
         let (auth, exp) = self.verify_uncached(token, audience).await?;
+        let auth = Arc::new(auth);
         verified.insert(key, audience, &auth, exp, unix_now());
         Ok(auth)
     }
@@ -418,12 +424,12 @@ impl JwtVerifier {
     }
 
     /// What `token` was verified as for `resource`'s audience, if the cache holds it.
-    fn cached(&self, token: &str, resource: Option<&str>) -> Option<AuthInfo> {
+    fn cached(&self, token: &str, resource: Option<&str>) -> Option<Arc<AuthInfo>> {
         let audience = self.inner.audience.as_deref().or(resource)?;
         self.inner.verified.as_ref()?.get(&cache::digest(token), audience, unix_now())
     }
 
-    fn verify_logged(&self, token: &str, resource: Option<&str>) -> BoxFuture<Option<AuthInfo>> {
+    fn verify_logged(&self, token: &str, resource: Option<&str>) -> BoxFuture<Option<Arc<AuthInfo>>> {
         // A token verified recently is answered at once, without copying it into a future.
         if let Some(auth) = self.cached(token, resource) {
             return Box::pin(std::future::ready(Some(auth)));
@@ -432,7 +438,7 @@ impl JwtVerifier {
         let token = token.to_owned();
         let resource = resource.map(str::to_owned);
         Box::pin(async move {
-            match this.verify_token(&token, resource.as_deref()).await {
+            match this.verify_shared_token(&token, resource.as_deref()).await {
                 Ok(auth) => Some(auth),
                 Err(e) => {
                     match e.kind() {
@@ -456,10 +462,17 @@ impl JwtVerifier {
 
 impl TokenVerifier for JwtVerifier {
     fn verify(&self, token: &str) -> BoxFuture<Option<AuthInfo>> {
-        self.verify_logged(token, None)
+        let verified = self.verify_logged(token, None);
+        Box::pin(async move { verified.await.map(Arc::unwrap_or_clone) })
     }
 
     fn verify_request(&self, request: &VerifyRequest<'_>) -> BoxFuture<Option<AuthInfo>> {
+        let verified = self.verify_logged(request.token(), request.resource());
+        Box::pin(async move { verified.await.map(Arc::unwrap_or_clone) })
+    }
+
+    /// A token verified recently is answered with the cache's own caller, not a copy.
+    fn verify_shared(&self, request: &VerifyRequest<'_>) -> BoxFuture<Option<Arc<AuthInfo>>> {
         self.verify_logged(request.token(), request.resource())
     }
 }

@@ -67,6 +67,15 @@ pub trait TokenVerifier: Send + Sync + 'static {
     fn verify_request(&self, request: &VerifyRequest<'_>) -> BoxFuture<Option<AuthInfo>> {
         self.verify(request.token())
     }
+
+    /// [`verify_request`](Self::verify_request), the caller shared: what the HTTP transport
+    /// calls, once per request. The default shares what `verify_request` returns; a verifier
+    /// that keeps the callers it verified (as [`JwtVerifier`]'s cache does) can hand out its
+    /// own instead of a copy.
+    fn verify_shared(&self, request: &VerifyRequest<'_>) -> BoxFuture<Option<std::sync::Arc<AuthInfo>>> {
+        let verified = self.verify_request(request);
+        Box::pin(async move { verified.await.map(std::sync::Arc::new) })
+    }
 }
 
 /// What a [`TokenVerifier`] is shown about a request: the bearer token, the resource the

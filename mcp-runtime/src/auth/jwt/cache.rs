@@ -8,7 +8,7 @@
 //! the one that expires soonest. Only digests are kept, never a token.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::handler::AuthInfo;
@@ -24,7 +24,8 @@ pub(super) fn digest(token: &str) -> Digest {
 }
 
 struct Entry {
-    auth: AuthInfo,
+    /// Shared with every request it is served to: a hit copies no string.
+    auth: Arc<AuthInfo>,
     /// The audience the token was verified for.
     audience: Box<str>,
     /// Served while now (seconds since the Unix epoch) is before this.
@@ -89,19 +90,19 @@ impl VerifiedTokens {
 
     /// What the token with digest `key` was verified as, if it was verified for `audience`
     /// and its entry is still live at `now`.
-    pub(super) fn get(&self, key: &Digest, audience: &str, now: u64) -> Option<AuthInfo> {
+    pub(super) fn get(&self, key: &Digest, audience: &str, now: u64) -> Option<Arc<AuthInfo>> {
         let mut state = self.lock();
         let entry = state.entries.get(key)?;
         if entry.until <= now {
             state.remove(key);
             return None;
         }
-        (*entry.audience == *audience).then(|| entry.auth.clone())
+        (*entry.audience == *audience).then(|| Arc::clone(&entry.auth))
     }
 
     /// Keep `auth`, verified at `now` for `audience` from a token with digest `key`
     /// expiring at `exp`, until `exp` or the maximum age, whichever comes first.
-    pub(super) fn insert(&self, key: Digest, audience: &str, auth: &AuthInfo, exp: u64, now: u64) {
+    pub(super) fn insert(&self, key: Digest, audience: &str, auth: &Arc<AuthInfo>, exp: u64, now: u64) {
         let until = exp.min(now.saturating_add(self.max_age));
         if until <= now {
             return;
@@ -116,7 +117,7 @@ impl VerifiedTokens {
             state.entries.remove(&soonest);
         }
         state.by_expiry.insert((until, key));
-        state.entries.insert(key, Entry { auth: auth.clone(), audience: audience.into(), until });
+        state.entries.insert(key, Entry { auth: Arc::clone(auth), audience: audience.into(), until });
     }
 
     /// How many entries there are (live or not yet swept).
@@ -132,8 +133,8 @@ mod tests {
     const NOW: u64 = 1_800_000_000;
     const AUD: &str = "https://mcp.example.com/mcp";
 
-    fn auth(subject: &str) -> AuthInfo {
-        AuthInfo { client_id: "app".into(), subject: Some(subject.into()), ..AuthInfo::default() }
+    fn auth(subject: &str) -> Arc<AuthInfo> {
+        Arc::new(AuthInfo { client_id: "app".into(), subject: Some(subject.into()), ..AuthInfo::default() })
     }
 
     fn cache(max_entries: usize, max_age_secs: u64) -> VerifiedTokens {
@@ -145,7 +146,7 @@ mod tests {
         let tokens = cache(8, 600);
         let key = digest("token-a");
         tokens.insert(key, AUD, &auth("alice"), NOW + 10, NOW);
-        assert_eq!(tokens.get(&key, AUD, NOW + 9).and_then(|a| a.subject).as_deref(), Some("alice"));
+        assert_eq!(tokens.get(&key, AUD, NOW + 9).and_then(|a| a.subject.clone()).as_deref(), Some("alice"));
         assert!(tokens.get(&key, AUD, NOW + 10).is_none(), "served at exp");
         assert_eq!(tokens.len(), 0, "the expired entry is dropped when read");
     }

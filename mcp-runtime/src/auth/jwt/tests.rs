@@ -582,6 +582,24 @@ async fn a_cached_token_is_refused_once_expired() {
     assert_eq!(verifier.cached_tokens(), 0, "the expired entry is gone");
 }
 
+/// The transport's call shares the cache's caller: a hit copies none of its strings, and
+/// the caller is the one `verify_request` reads.
+#[tokio::test]
+async fn a_cache_hit_is_shared_not_copied() {
+    let (_as, issuer, _) = setup(&[&K1]).await;
+    let verifier = cached_verifier(&issuer, Some(RESOURCE), 16);
+    let token = K1.sign(&claims(&issuer));
+    let request = VerifyRequest::new(&token);
+    let first = verifier.verify_shared(&request).await.expect("verified");
+    let again = verifier.verify_shared(&request).await.expect("served from the cache");
+    assert!(Arc::ptr_eq(&first, &again));
+    assert_eq!(verifier.verify_request(&request).await.as_ref(), Some(&*first));
+    let uncached = cached_verifier(&issuer, Some(RESOURCE), 0);
+    let a = uncached.verify_shared(&request).await.expect("verified");
+    let b = uncached.verify_shared(&request).await.expect("verified again");
+    assert!(!Arc::ptr_eq(&a, &b) && a == b);
+}
+
 #[tokio::test]
 async fn another_token_or_audience_is_not_served_from_the_cache() {
     let (_as, issuer, _) = setup(&[&K1]).await;

@@ -32,7 +32,7 @@ pub(super) async fn caller(
             if let Some(resource) = &config.resource {
                 request = request.with_resource(resource);
             }
-            match verifier.verify_request(&request).await {
+            match verifier.verify_shared(&request).await {
                 Some(auth) => auth,
                 None => {
                     tracing::warn!("refusing a request with an invalid bearer token");
@@ -41,7 +41,7 @@ pub(super) async fn caller(
             }
         }
         None => match extensions.get::<AuthInfo>() {
-            Some(auth) => auth.clone(),
+            Some(auth) => Arc::new(auth.clone()),
             None => return Ok(None),
         },
     };
@@ -49,7 +49,7 @@ pub(super) async fn caller(
         tracing::warn!("refusing a request whose credentials have expired");
         return Err(unauthorized(config, Some(challenge::INVALID_TOKEN)));
     }
-    Ok(Some(Arc::new(auth)))
+    Ok(Some(auth))
 }
 
 /// The token of an `Authorization: Bearer <token>` header. The scheme is matched without
