@@ -215,27 +215,26 @@ fn encoded_len_exceeds(value: &Value, limit: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    use super::*;
+
     /// A ready future is not timed; one that is not gets its limit.
     #[tokio::test]
     async fn within_times_only_what_does_not_finish_at_once() {
-        use std::time::Duration;
-        assert_eq!(super::within(Duration::ZERO, async { 7 }).await, Ok(7));
+        assert_eq!(within(Duration::ZERO, async { 7 }).await, Ok(7));
         let late = async {
             tokio::time::sleep(Duration::from_secs(30)).await;
             8
         };
-        assert!(super::within(Duration::from_millis(20), late).await.is_err());
+        assert!(within(Duration::from_millis(20), late).await.is_err());
         let soon = async {
             tokio::time::sleep(Duration::from_millis(10)).await;
             9
         };
-        assert_eq!(super::within(Duration::from_secs(30), soon).await, Ok(9));
-        assert!(super::within(Duration::from_millis(20), std::future::pending::<()>()).await.is_err());
+        assert_eq!(within(Duration::from_secs(30), soon).await, Ok(9));
+        assert!(within(Duration::from_millis(20), std::future::pending::<()>()).await.is_err());
     }
-
-    use serde_json::json;
-
-    use super::*;
 
     fn params(value: Value) -> JsonObject {
         match value {
