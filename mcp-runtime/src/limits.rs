@@ -106,7 +106,8 @@ impl Limits {
     );
     limit!(
         /// How long a handler may run before the request fails with `-32001` and the handler
-        /// is cancelled (`None`: no limit). `subscriptions/listen` streams are exempt.
+        /// is cancelled (`None`: no limit), counted from the end of its first poll (a handler
+        /// that finishes there is never timed). `subscriptions/listen` streams are exempt.
         /// Default 300 s.
         handler_timeout: Option<Duration>
     );
