@@ -70,7 +70,7 @@ pub trait TokenVerifier: Send + Sync + 'static {
 
     /// [`verify_request`](Self::verify_request), the caller shared: what the HTTP transport
     /// calls, once per request. The default shares what `verify_request` returns; a verifier
-    /// that keeps the callers it verified (as [`JwtVerifier`]'s cache does) can hand out its
+    /// that keeps the callers it verified (as `JwtVerifier`'s cache does) can hand out its
     /// own instead of a copy.
     fn verify_shared(&self, request: &VerifyRequest<'_>) -> BoxFuture<Option<std::sync::Arc<AuthInfo>>> {
         let verified = self.verify_request(request);
