@@ -63,6 +63,9 @@ pub(crate) struct ContextInner {
     /// and in-process links. Shared, never copied, by everything serving the request.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Arc<http::request::Parts>>,
+    /// The TCP peer of the built-in HTTP listener's connection.
+    #[cfg(feature = "http")]
+    pub(crate) peer: Option<std::net::SocketAddr>,
     /// The task this request's work runs as, once it became one.
     pub(crate) task: std::sync::OnceLock<TaskHandle>,
     /// Whether the request is a `tools/call`, the one method that may become a task.
@@ -80,6 +83,9 @@ pub(crate) struct Caller {
     pub(crate) auth: Option<Arc<AuthInfo>>,
     #[cfg(feature = "http")]
     pub(crate) http: Option<Arc<http::request::Parts>>,
+    /// The TCP peer of the connection, when the built-in listener accepted it.
+    #[cfg(feature = "http")]
+    pub(crate) peer: Option<std::net::SocketAddr>,
 }
 
 impl Caller {
@@ -121,6 +127,8 @@ impl RequestContext {
             auth: None,
             #[cfg(feature = "http")]
             http: None,
+            #[cfg(feature = "http")]
+            peer: None,
             task: std::sync::OnceLock::new(),
             tools_call: false,
             span: tracing::Span::none(),
@@ -482,6 +490,27 @@ impl RequestContext {
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http_extensions(&self) -> Option<&http::Extensions> {
         self.http_parts().map(|parts| &parts.extensions)
+    }
+
+    /// The address of the client that sent this message over HTTP: a `SocketAddr` that
+    /// middleware in front of the service put in the request's extensions (axum's
+    /// `ConnectInfo`, or the address a proxy reported), else the TCP peer of the
+    /// connection when the built-in listener ([`serve::http`](crate::serve::http))
+    /// accepted it. `None` on stdio and in-process links, and when mounted in a router
+    /// that records no address.
+    ///
+    /// ```
+    /// use mcp::RequestContext;
+    ///
+    /// fn caller_ip(ctx: &RequestContext) -> Option<std::net::IpAddr> {
+    ///     ctx.peer_addr().map(|addr| addr.ip())
+    /// }
+    /// # let _ = caller_ip;
+    /// ```
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
+        self.http_extensions().and_then(|extensions| extensions.get().copied()).or(self.inner.peer)
     }
 
     /// The server serving this request: announce list changes, switch items on and off.

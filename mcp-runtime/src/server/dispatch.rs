@@ -349,6 +349,8 @@ impl Server {
             auth: caller.auth,
             #[cfg(feature = "http")]
             http: caller.http,
+            #[cfg(feature = "http")]
+            peer: caller.peer,
             task: std::sync::OnceLock::new(),
             tools_call: method == methods::TOOLS_CALL,
             // `dispatch_from` runs this inside the request's span.

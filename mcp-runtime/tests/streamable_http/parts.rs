@@ -42,6 +42,7 @@ fn seen(ctx: &RequestContext) -> Value {
         "trace": ctx.http_extensions().and_then(|e| e.get::<Trace>()).map(|t| t.0),
         "method": ctx.http_parts().map(|p| p.method.as_str().to_owned()),
         "path": ctx.http_parts().map(|p| p.uri.path().to_owned()),
+        "peer": ctx.peer_addr().map(|a| a.to_string()),
     })
 }
 
@@ -75,6 +76,8 @@ async fn gateway(mut request: Request, next: Next) -> Response {
         request.extensions_mut().insert(auth);
     }
     request.extensions_mut().insert(Trace("trace-1"));
+    // The client's address as a proxy in front reported it.
+    request.extensions_mut().insert(SocketAddr::from(([203, 0, 113, 7], 443)));
     next.run(request).await
 }
 
@@ -124,12 +127,12 @@ async fn modern_handlers_see_the_request_headers_extensions_and_middleware_calle
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(
         text(&reply),
-        json!({"subject": "alice", "tenant": "acme", "trace": "trace-1", "method": "POST", "path": "/mcp"})
+        json!({"subject": "alice", "tenant": "acme", "trace": "trace-1", "method": "POST", "path": "/mcp", "peer": "203.0.113.7:443"})
     );
     let anonymous = http::post(addr, &headers("seen", None), &call(2, "seen", json!({}))).await;
     assert_eq!(
         text(&anonymous),
-        json!({"subject": null, "tenant": null, "trace": "trace-1", "method": "POST", "path": "/mcp"}),
+        json!({"subject": null, "tenant": null, "trace": "trace-1", "method": "POST", "path": "/mcp", "peer": "203.0.113.7:443"}),
         "no AuthInfo in the extensions: no caller"
     );
 }
@@ -145,7 +148,7 @@ async fn legacy_handlers_see_the_parts_of_the_post_carrying_each_message() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(
         text(&reply),
-        json!({"subject": "bob", "tenant": "globex", "trace": "trace-1", "method": "POST", "path": "/mcp"})
+        json!({"subject": "bob", "tenant": "globex", "trace": "trace-1", "method": "POST", "path": "/mcp", "peer": "203.0.113.7:443"})
     );
     // The same session, another POST without the header: the context follows the POST, not
     // the `initialize` that opened the session.
@@ -202,5 +205,8 @@ async fn in_process_handlers_have_no_http_parts() {
         other => panic!("not text: {other:?}"),
     };
     let seen: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    assert_eq!(seen, json!({"subject": null, "tenant": null, "trace": null, "method": null, "path": null}));
+    assert_eq!(
+        seen,
+        json!({"subject": null, "tenant": null, "trace": null, "method": null, "path": null, "peer": null})
+    );
 }

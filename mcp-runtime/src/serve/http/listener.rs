@@ -187,9 +187,10 @@ impl TlsServing {
     }
 }
 
-/// The MCP service for one connection's requests: it records the peer's address (for
-/// the per-client cap on long-lived streams) and, for HTTP/2, turns `:authority` into
-/// `Host` (RFC 9113 section 8.3.1) so that the host check sees it.
+/// The MCP service for one connection's requests: it tells the service the peer's address
+/// (for the per-client cap on long-lived streams and
+/// [`RequestContext::peer_addr`](crate::RequestContext::peer_addr)) and, for HTTP/2, turns
+/// `:authority` into `Host` (RFC 9113 section 8.3.1) so that the host check sees it.
 /// On HTTP/2 it also counts the connection's open requests, for its idle timeout.
 #[derive(Clone)]
 struct PeerService {
@@ -205,7 +206,6 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for PeerServ
     type Future = std::pin::Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
 
     fn call(&self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
-        request.extensions_mut().insert(self.peer);
         if self.authority_as_host
             && !request.headers().contains_key(http::header::HOST)
             && let Some(authority) = request.uri().authority()
@@ -214,7 +214,7 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for PeerServ
             request.headers_mut().insert(http::header::HOST, host);
         }
         let open = self.open.as_ref().map(OpenStreams::start);
-        let mut service = self.service.clone();
+        let mut service = self.service.clone().with_peer(self.peer);
         let response = tower_service::Service::call(&mut service, request);
         Box::pin(async move {
             let response = response.await?;

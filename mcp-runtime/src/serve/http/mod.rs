@@ -41,6 +41,7 @@ mod workers;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -76,6 +77,11 @@ use stream_limits::{Client, StreamLimiter};
 #[derive(Clone)]
 pub struct McpHttpService {
     state: Arc<State>,
+    /// The TCP peer of the connection, set by the built-in listener on its per-request
+    /// clone (a field rather than a request extension, which allocates a map and a box
+    /// for every request); `None` when mounted in a router, where a layer in front may put
+    /// a `SocketAddr` in the extensions instead.
+    peer: Option<SocketAddr>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -164,7 +170,14 @@ impl McpHttpService {
                 tool_index: Mutex::new(None),
                 stateless: Arc::new(Session::new()),
             }),
+            peer: None,
         }
+    }
+
+    /// This service for the requests of one connection from `peer`.
+    pub(super) fn with_peer(mut self, peer: SocketAddr) -> Self {
+        self.peer = Some(peer);
+        self
     }
 }
 
@@ -184,12 +197,13 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let state = Arc::clone(&self.state);
-        Box::pin(async move { Ok(state.handle(request).await) })
+        let peer = self.peer;
+        Box::pin(async move { Ok(state.handle(request, peer).await) })
     }
 }
 
 impl State {
-    async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<HttpBody>
+    async fn handle<B>(self: Arc<Self>, request: Request<B>, peer: Option<SocketAddr>) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -229,11 +243,11 @@ impl State {
             (request, auth, post)
         };
         if post {
-            return self.post(request, auth).await;
+            return self.post(request, Caller { auth, http: None, peer }).await;
         }
         match *request.method() {
             Method::GET => {
-                let client = Client::of(auth.as_deref(), request.extensions());
+                let client = Client::of(auth.as_deref(), request.extensions(), peer);
                 self.get(request.headers(), auth, client)
             }
             Method::DELETE => self.delete(request.headers(), auth),
@@ -265,7 +279,8 @@ impl State {
         })
     }
 
-    async fn post<B>(self: Arc<Self>, request: Request<B>, auth: Option<Arc<AuthInfo>>) -> Response<HttpBody>
+    /// Serve a POST from `caller` (whose `http` this fills in).
+    async fn post<B>(self: Arc<Self>, request: Request<B>, mut caller: Caller) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -318,10 +333,10 @@ impl State {
             parts.extensions.insert(ListenLifetime(self.streams.lifetime()));
         }
         let headers = &parts.headers;
-        let owner = || Owner::of(auth.as_deref());
+        let owner = || Owner::of(caller.auth.as_deref());
         match message {
             JsonRpcMessage::Request(request) => {
-                let caller = Caller { auth, http: Some(Arc::clone(&parts)) };
+                caller.http = Some(Arc::clone(&parts));
                 let response = self.request(headers, request, caller, permit).await;
                 reuse_request_headers(response, parts)
             }
@@ -473,7 +488,7 @@ impl State {
         if request.method == methods::SUBSCRIPTIONS_LISTEN && !legacy {
             let none = http::Extensions::new();
             let extensions = caller.http.as_ref().map_or(&none, |parts| &parts.extensions);
-            let client = Client::of(caller.auth.as_deref(), extensions);
+            let client = Client::of(caller.auth.as_deref(), extensions, caller.peer);
             // Hand back the request slot taken before the body was read.
             drop(permit);
             return match self.streams.acquire(client, None) {

@@ -24,18 +24,20 @@ pub(crate) enum Client {
     /// The peer's IP address; IPv6 addresses by their /64 prefix, the block one host
     /// usually holds.
     Peer(IpAddr),
-    /// Neither known (mounted without the peer address in the extensions): one bucket.
+    /// Neither known (mounted in a router without the peer address in the extensions):
+    /// one bucket.
     Unknown,
 }
 
 impl Client {
-    /// The client of a request: its principal when authenticated, else the peer address the
-    /// accept loop (or a layer in front) put in the extensions.
-    pub(crate) fn of(auth: Option<&AuthInfo>, extensions: &http::Extensions) -> Client {
+    /// The client of a request: its principal when authenticated, else the peer address a
+    /// layer in front put in the extensions, else the connection's `peer` (the built-in
+    /// listener's).
+    pub(crate) fn of(auth: Option<&AuthInfo>, extensions: &http::Extensions, peer: Option<SocketAddr>) -> Client {
         if let Some(auth) = auth {
             return Client::Principal(auth.principal());
         }
-        match extensions.get::<SocketAddr>().map(|addr| addr.ip().to_canonical()) {
+        match extensions.get::<SocketAddr>().copied().or(peer).map(|addr| addr.ip().to_canonical()) {
             Some(IpAddr::V6(v6)) => {
                 let prefix = u128::from(v6) & !((1u128 << 64) - 1);
                 Client::Peer(IpAddr::V6(prefix.into()))
@@ -229,7 +231,7 @@ mod tests {
     fn peer(addr: &str) -> Client {
         let mut extensions = http::Extensions::new();
         extensions.insert(addr.parse::<SocketAddr>().unwrap_or_else(|e| panic!("{e}")));
-        Client::of(None, &extensions)
+        Client::of(None, &extensions, None)
     }
 
     #[test]
@@ -254,12 +256,18 @@ mod tests {
     #[test]
     fn the_client_is_the_principal_else_the_peer_ip_else_one_bucket() {
         let mut extensions = http::Extensions::new();
-        assert!(Client::of(None, &extensions) == Client::Unknown);
+        let connection = "10.9.9.9:7".parse::<SocketAddr>().ok();
+        assert!(Client::of(None, &extensions, None) == Client::Unknown);
+        assert!(Client::of(None, &extensions, connection) == peer("10.9.9.9:1"), "the connection's peer");
         extensions.insert("[2001:db8:1:2:3:4:5:6]:443".parse::<SocketAddr>().unwrap_or_else(|e| panic!("{e}")));
-        assert!(Client::of(None, &extensions) == peer("[2001:db8:1:2:ffff::1]:80"), "one /64, one client");
-        assert!(Client::of(None, &extensions) != peer("[2001:db8:1:3::1]:80"));
+        assert!(Client::of(None, &extensions, None) == peer("[2001:db8:1:2:ffff::1]:80"), "one /64, one client");
+        assert!(Client::of(None, &extensions, None) != peer("[2001:db8:1:3::1]:80"));
+        assert!(
+            Client::of(None, &extensions, connection) == peer("[2001:db8:1:2::1]:80"),
+            "a layer in front knows the client better than the connection (a proxy's)"
+        );
         assert!(peer("[::ffff:10.0.0.1]:1") == peer("10.0.0.1:2"), "IPv4-mapped addresses are IPv4");
         let alice = AuthInfo { subject: Some("alice".into()), ..AuthInfo::default() };
-        assert!(Client::of(Some(&alice), &extensions) == Client::Principal(alice.principal()));
+        assert!(Client::of(Some(&alice), &extensions, connection) == Client::Principal(alice.principal()));
     }
 }

@@ -139,6 +139,7 @@ async fn call_tool(probe: Arc<Probe>, ctx: RequestContext, params: CallToolParam
                 }
             }
         }
+        "peer" => text(ctx.peer_addr().map(|addr| addr.ip().to_string()).unwrap_or_default()),
         "panic" => panic!("a bug in a handler"),
         other => Err(Error::unknown_tool(other)),
     }

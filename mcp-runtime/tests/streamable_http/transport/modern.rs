@@ -14,6 +14,15 @@ async fn modern_call_answers_json_with_a_complete_result() {
     assert!(reply.header("mcp-session-id").is_none(), "modern requests get no session");
 }
 
+/// The built-in listener tells handlers the TCP peer of the connection.
+#[tokio::test]
+async fn handlers_see_the_connections_peer_address() {
+    let (addr, _) = start().await;
+    let id = json!(1);
+    let reply = post(addr, &call_headers("peer"), &call(id.clone(), "peer", json!({}))).await;
+    assert_eq!(assert_tool_text(&reply, &id), "127.0.0.1");
+}
+
 #[tokio::test]
 async fn modern_input_required_is_a_200_result_and_the_retry_completes() {
     let (addr, _) = start().await;
