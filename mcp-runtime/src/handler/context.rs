@@ -56,7 +56,7 @@ pub(crate) struct ContextInner {
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) session: Arc<Session>,
-    pub(crate) notifications: mpsc::Sender<String>,
+    pub(crate) notifications: super::Outbound,
     pub(crate) server: ServerHandle,
     pub(crate) auth: Option<Arc<AuthInfo>>,
     /// The HTTP request (without its body) that carried this message; `None` on stdio
@@ -112,7 +112,7 @@ impl RequestContext {
 
     /// A context for the server's own calls to its handlers (no client behind it).
     pub(crate) fn internal(server: ServerHandle) -> Self {
-        let (notifications, _) = mpsc::channel(1);
+        let (notifications, _) = mpsc::channel::<String>(1);
         RequestContext::new(ContextInner {
             id: RequestId::from("internal"),
             protocol_version: crate::protocol::LATEST_PROTOCOL_VERSION.into(),
@@ -122,7 +122,7 @@ impl RequestContext {
             progress_token: None,
             log_level: None,
             session: Arc::new(Session::new()),
-            notifications,
+            notifications: notifications.into(),
             server,
             auth: None,
             #[cfg(feature = "http")]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
@@ -191,7 +191,7 @@ impl Session {
     /// Send a request to the client on `outbound` and wait for its response (legacy sessions only).
     pub(crate) async fn request_client(
         &self,
-        outbound: &mpsc::Sender<String>,
+        outbound: &super::Outbound,
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, Error> {

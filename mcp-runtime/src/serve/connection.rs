@@ -198,7 +198,7 @@ async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Option<F::Out
 /// Serve one request: its response frame (an error frame if the handler fails or panics).
 async fn answer(server: Server, session: Arc<Session>, request: JsonRpcRequest, tx: mpsc::Sender<String>) -> String {
     let id = request.id.clone();
-    outcome_frame(&id, CatchUnwind::new(server.dispatch(&session, request, tx, None)).await).0
+    outcome_frame(&id, CatchUnwind::new(server.dispatch(&session, request, tx.into(), None)).await).0
 }
 
 /// Serve `server` on one connection until its input closes or `shutdown` completes.

@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use super::Server;
@@ -19,7 +18,7 @@ use super::results::{finish_legacy, finish_modern, finish_modern_value};
 use super::routes::{Route, parse};
 use crate::Error;
 use crate::handler::{
-    AuthInfo, Caller, ContextInner, Handler, LegacyState, Payload, Reply, Request, RequestContext, Session,
+    AuthInfo, Caller, ContextInner, Handler, LegacyState, Outbound, Payload, Reply, Request, RequestContext, Session,
 };
 use crate::items::ListKind;
 use crate::protocol::{
@@ -39,10 +38,10 @@ impl Server {
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
-        notifications: mpsc::Sender<String>,
+        notifications: tokio::sync::mpsc::Sender<String>,
         auth: Option<Arc<AuthInfo>>,
     ) -> Result<Value, Error> {
-        match self.dispatch(session, request, notifications, auth).await? {
+        match self.dispatch(session, request, notifications.into(), auth).await? {
             Payload::Value(value) => Ok(value),
             Payload::Encoded(text) => serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string())),
             Payload::Result { json, .. } => serde_json::from_str(&json).map_err(|e| Error::internal(e.to_string())),
@@ -56,10 +55,10 @@ impl Server {
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
-        notifications: mpsc::Sender<String>,
+        notifications: tokio::sync::mpsc::Sender<String>,
     ) -> String {
         let id = request.id.clone();
-        crate::handler::outcome_frame(&id, Ok(self.dispatch(session, request, notifications, None).await)).0
+        crate::handler::outcome_frame(&id, Ok(self.dispatch(session, request, notifications.into(), None).await)).0
     }
 }
 
@@ -69,7 +68,7 @@ impl Server {
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
-        notifications: mpsc::Sender<String>,
+        notifications: Outbound,
         auth: Option<Arc<AuthInfo>>,
     ) -> Result<Payload, Error> {
         self.dispatch_from(session, request, notifications, Caller::authenticated(auth)).await
@@ -81,7 +80,7 @@ impl Server {
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
-        notifications: mpsc::Sender<String>,
+        notifications: Outbound,
         caller: Caller,
     ) -> Result<Payload, Error> {
         let modern = meta_version(request.params.as_ref()).is_some();
@@ -112,7 +111,7 @@ impl Server {
         &self,
         session: &Arc<Session>,
         request: JsonRpcRequest,
-        notifications: mpsc::Sender<String>,
+        notifications: Outbound,
         caller: Caller,
         modern: bool,
     ) -> Result<Payload, Error> {
@@ -137,7 +136,7 @@ impl Server {
         id: crate::protocol::RequestId,
         method: String,
         params: Option<JsonObject>,
-        notifications: mpsc::Sender<String>,
+        notifications: Outbound,
         caller: Caller,
     ) -> Result<Payload, Error> {
         let server = self.inner();
@@ -210,7 +209,7 @@ impl Server {
         id: crate::protocol::RequestId,
         method: String,
         params: Option<JsonObject>,
-        notifications: mpsc::Sender<String>,
+        notifications: Outbound,
         caller: Caller,
     ) -> Result<Payload, Error> {
         let method = method.as_str();
@@ -331,7 +330,7 @@ impl Server {
         &self,
         client: Client,
         session: &Arc<Session>,
-        notifications: mpsc::Sender<String>,
+        notifications: Outbound,
         caller: Caller,
         method: &str,
     ) -> RequestContext {

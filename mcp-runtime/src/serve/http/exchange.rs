@@ -7,9 +7,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::body::Event;
-use crate::Server;
-use crate::handler::{Caller, CatchUnwind, Session, outcome_frame};
-use crate::protocol::JsonRpcRequest;
+use crate::handler::{CAPACITY, Caller, CatchUnwind, Outbound, Payload, Session, outcome_frame};
+use crate::protocol::{JsonRpcRequest, RequestId};
+use crate::{Error, Server};
 
 /// How a request served in line ended: a whole answer, or a stream that began with a
 /// notification (the rest arrives on the receiver).
@@ -21,7 +21,8 @@ pub(crate) enum Served {
 }
 
 /// Serve a 2026-07-28 request in the caller's task: most handlers finish without a
-/// notification, and their answer needs no task, no channel of events and no SSE framing.
+/// notification, and their answer needs no task, no channel of events and no SSE framing
+/// (and no channel for notifications either: it is made if the handler sends one).
 /// If the handler sends a notification first, the rest continues in a task, as [`start`].
 /// Dropping the returned future (the client went away) drops the handler.
 pub(crate) async fn serve_inline(
@@ -32,60 +33,70 @@ pub(crate) async fn serve_inline(
     caller: Caller,
 ) -> Served {
     let id = request.id.clone();
-    let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
+    let (outbound, notifications) = Outbound::deferred();
     let mut handler = Box::pin(async move {
         let _permit = permit;
-        CatchUnwind::new(server.dispatch_from(&session, request, notify_tx, caller)).await
+        CatchUnwind::new(server.dispatch_from(&session, request, outbound, caller)).await
     });
-    tokio::select! {
+    let mut notify_rx = tokio::select! {
         biased;
-        outcome = &mut handler => {
-            if let Ok(first) = notify_rx.try_recv() {
-                // Notifications raced the answer: stream them, then the answer.
-                let (events, receiver) = mpsc::channel(64);
-                let (frame, code) = outcome_frame(&id, outcome);
-                tokio::spawn(async move {
-                    while let Ok(more) = notify_rx.try_recv() {
-                        if events.send(Event::Message(more)).await.is_err() {
-                            return;
-                        }
-                    }
-                    let _ = events.send(Event::Last(frame, code)).await;
-                });
-                return Served::Streaming(Event::Message(first), receiver);
-            }
-            let (frame, code) = outcome_frame(&id, outcome);
-            Served::Done(frame, code)
-        }
-        Some(first) = notify_rx.recv() => {
-            let (events, receiver) = mpsc::channel(64);
-            tokio::spawn(async move {
-                let outcome = loop {
-                    tokio::select! {
-                        biased;
-                        () = events.closed() => {
-                            tracing::debug!(%id, "client went away; cancelling the request");
-                            return;
-                        }
-                        Some(frame) = notify_rx.recv() => {
-                            if events.send(Event::Message(frame)).await.is_err() {
-                                return;
-                            }
-                        }
-                        outcome = &mut handler => break outcome,
-                    }
-                };
-                while let Ok(frame) = notify_rx.try_recv() {
+        outcome = &mut handler => return finished(&id, outcome, notifications.take()),
+        notify_rx = notifications.opened() => notify_rx,
+    };
+    // The handler made the channel to send its first message, which is in it by now.
+    let first = tokio::select! {
+        biased;
+        Some(first) = notify_rx.recv() => first,
+        outcome = &mut handler => return finished(&id, outcome, Some(notify_rx)),
+    };
+    let (events, receiver) = mpsc::channel(CAPACITY);
+    tokio::spawn(async move {
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                () = events.closed() => {
+                    tracing::debug!(%id, "client went away; cancelling the request");
+                    return;
+                }
+                Some(frame) = notify_rx.recv() => {
                     if events.send(Event::Message(frame)).await.is_err() {
                         return;
                     }
                 }
-                let (frame, code) = outcome_frame(&id, outcome);
-                let _ = events.send(Event::Last(frame, code)).await;
-            });
-            Served::Streaming(Event::Message(first), receiver)
+                outcome = &mut handler => break outcome,
+            }
+        };
+        while let Ok(frame) = notify_rx.try_recv() {
+            if events.send(Event::Message(frame)).await.is_err() {
+                return;
+            }
         }
-    }
+        let (frame, code) = outcome_frame(&id, outcome);
+        let _ = events.send(Event::Last(frame, code)).await;
+    });
+    Served::Streaming(Event::Message(first), receiver)
+}
+
+/// How an inline request that finished ends: its answer alone, or, when notifications
+/// raced it (still in `notify_rx`), a stream of them and then the answer.
+fn finished(
+    id: &RequestId,
+    outcome: Result<Result<Payload, Error>, ()>,
+    notify_rx: Option<mpsc::Receiver<String>>,
+) -> Served {
+    let (frame, code) = outcome_frame(id, outcome);
+    let Some(mut notify_rx) = notify_rx else { return Served::Done(frame, code) };
+    let Ok(first) = notify_rx.try_recv() else { return Served::Done(frame, code) };
+    let (events, receiver) = mpsc::channel(CAPACITY);
+    tokio::spawn(async move {
+        while let Ok(more) = notify_rx.try_recv() {
+            if events.send(Event::Message(more)).await.is_err() {
+                return;
+            }
+        }
+        let _ = events.send(Event::Last(frame, code)).await;
+    });
+    Served::Streaming(Event::Message(first), receiver)
 }
 
 /// Start serving `request`; events arrive on the returned receiver. Dropping the
@@ -98,14 +109,14 @@ pub(crate) fn start(
     permit: impl Send + 'static,
     caller: Caller,
 ) -> mpsc::Receiver<Event> {
-    let (events, receiver) = mpsc::channel(64);
+    let (events, receiver) = mpsc::channel(CAPACITY);
     let id = request.id.clone();
     let task_session = Arc::clone(&session);
     let task_id = id.clone();
     let work = async move {
         let _permit = permit;
-        let (notify_tx, mut notify_rx) = mpsc::channel::<String>(64);
-        let handler = CatchUnwind::new(server.dispatch_from(&task_session, request, notify_tx, caller));
+        let (notify_tx, mut notify_rx) = mpsc::channel::<String>(CAPACITY);
+        let handler = CatchUnwind::new(server.dispatch_from(&task_session, request, notify_tx.into(), caller));
         tokio::pin!(handler);
         let outcome = loop {
             tokio::select! {
