@@ -7,8 +7,9 @@ use http::HeaderMap;
 pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 
 /// The host part of a `Host` header value (`example.com:8080` -> `example.com`,
-/// `[::1]:80` -> `[::1]`), lowercased.
-fn host_of(authority: &str) -> String {
+/// `[::1]:80` -> `[::1]`), as written: it is compared ignoring ASCII case, so it is not
+/// copied to be lowercased.
+fn host_of(authority: &str) -> &str {
     let authority = authority.trim();
     let host = if authority.starts_with('[') {
         match authority.find(']') {
@@ -18,11 +19,11 @@ fn host_of(authority: &str) -> String {
     } else {
         authority.rsplit_once(':').map_or(authority, |(host, _)| host)
     };
-    host.to_ascii_lowercase()
+    host
 }
 
 /// The host of an `Origin` value (`http://localhost:3000` -> `localhost`).
-fn origin_host(origin: &str) -> Option<String> {
+fn origin_host(origin: &str) -> Option<&str> {
     let rest = origin.split_once("://")?.1;
     let authority = rest.split('/').next()?;
     Some(host_of(authority))
@@ -45,7 +46,7 @@ pub fn check(headers: &HeaderMap, allowed_hosts: &[String]) -> Result<(), Refusa
         return Err(Refusal::Host);
     }
     if let Some(origin) = headers.get(http::header::ORIGIN) {
-        let ok = origin.to_str().ok().and_then(origin_host).is_some_and(|h| allowed(&h));
+        let ok = origin.to_str().ok().and_then(origin_host).is_some_and(allowed);
         if !ok {
             return Err(Refusal::Origin);
         }
@@ -82,5 +83,10 @@ mod tests {
         );
         assert_eq!(check(&headers(Some("localhost:1"), Some("http://localhost:5173")), &allowed), Ok(()));
         assert_eq!(check(&headers(Some("localhost:1"), Some("null")), &allowed), Err(Refusal::Origin));
+        // Host names compare ignoring ASCII case, on either side.
+        assert_eq!(check(&headers(Some("LocalHost:1"), Some("http://LOCALHOST:5173")), &allowed), Ok(()));
+        let mixed = vec!["Api.Example.COM".to_owned()];
+        assert_eq!(check(&headers(Some("api.example.com:443"), Some("https://API.example.com")), &mixed), Ok(()));
+        assert_eq!(check(&headers(Some("api.example.co"), None), &mixed), Err(Refusal::Host));
     }
 }
