@@ -11,15 +11,14 @@ pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 /// copied to be lowercased.
 fn host_of(authority: &str) -> &str {
     let authority = authority.trim();
-    let host = if authority.starts_with('[') {
+    if authority.starts_with('[') {
         match authority.find(']') {
             Some(end) => &authority[..=end],
             None => authority,
         }
     } else {
         authority.rsplit_once(':').map_or(authority, |(host, _)| host)
-    };
-    host
+    }
 }
 
 /// The host of an `Origin` value (`http://localhost:3000` -> `localhost`).
@@ -42,7 +41,7 @@ pub enum Refusal {
 pub fn check(headers: &HeaderMap, allowed_hosts: &[String]) -> Result<(), Refusal> {
     let allowed = |host: &str| allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(host));
     let host = headers.get(http::header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
-    if !host.as_deref().is_some_and(allowed) {
+    if !host.is_some_and(allowed) {
         return Err(Refusal::Host);
     }
     if let Some(origin) = headers.get(http::header::ORIGIN) {
