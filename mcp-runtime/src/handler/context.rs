@@ -62,10 +62,7 @@ pub(crate) struct ContextInner {
     /// The HTTP request (without its body) that carried this message; `None` on stdio
     /// and in-process links. Shared, never copied, by everything serving the request.
     #[cfg(feature = "http")]
-    pub(crate) http: Option<Arc<http::request::Parts>>,
-    /// The TCP peer of the built-in HTTP listener's connection.
-    #[cfg(feature = "http")]
-    pub(crate) peer: Option<std::net::SocketAddr>,
+    pub(crate) http: Option<Arc<HttpRequest>>,
     /// The task this request's work runs as, once it became one.
     pub(crate) task: std::sync::OnceLock<TaskHandle>,
     /// Whether the request is a `tools/call`, the one method that may become a task.
@@ -82,9 +79,15 @@ pub(crate) struct ContextInner {
 pub(crate) struct Caller {
     pub(crate) auth: Option<Arc<AuthInfo>>,
     #[cfg(feature = "http")]
-    pub(crate) http: Option<Arc<http::request::Parts>>,
+    pub(crate) http: Option<Arc<HttpRequest>>,
+}
+
+/// The HTTP request that carried a message, without its body, and where it came from.
+/// One shared handle, so that the futures that pass it down the stack hold a pointer.
+#[cfg(feature = "http")]
+pub(crate) struct HttpRequest {
+    pub(crate) parts: http::request::Parts,
     /// The TCP peer of the connection, when the built-in listener accepted it.
-    #[cfg(feature = "http")]
     pub(crate) peer: Option<std::net::SocketAddr>,
 }
 
@@ -127,8 +130,6 @@ impl RequestContext {
             auth: None,
             #[cfg(feature = "http")]
             http: None,
-            #[cfg(feature = "http")]
-            peer: None,
             task: std::sync::OnceLock::new(),
             tools_call: false,
             span: tracing::Span::none(),
@@ -451,7 +452,7 @@ impl RequestContext {
     #[cfg(feature = "http")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn http_parts(&self) -> Option<&http::request::Parts> {
-        self.inner.http.as_deref()
+        self.inner.http.as_deref().map(|request| &request.parts)
     }
 
     /// The headers of the HTTP request that carried this message; `None` on stdio and
@@ -510,7 +511,8 @@ impl RequestContext {
     #[cfg(feature = "http")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
-        self.http_extensions().and_then(|extensions| extensions.get().copied()).or(self.inner.peer)
+        let request = self.inner.http.as_deref()?;
+        request.parts.extensions.get().copied().or(request.peer)
     }
 
     /// The server serving this request: announce list changes, switch items on and off.

@@ -52,6 +52,8 @@ pub use answers::Answers;
 pub use auth::AuthInfo;
 pub(crate) use changes::ItemSwitch;
 pub use changes::{Change, ServerHandle};
+#[cfg(feature = "http")]
+pub(crate) use context::HttpRequest;
 pub(crate) use context::{Caller, ContextInner};
 pub use context::{Context, RequestContext};
 pub(crate) use outbound::{CAPACITY, Outbound};

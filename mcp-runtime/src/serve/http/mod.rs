@@ -58,7 +58,7 @@ pub use security::LOOPBACK_HOSTS;
 
 use crate::Server;
 use crate::handler::AuthInfo;
-use crate::handler::{Caller, Session};
+use crate::handler::{Caller, HttpRequest, Session};
 use crate::protocol::{
     Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, member_of, meta_version, methods,
 };
@@ -243,7 +243,7 @@ impl State {
             (request, auth, post)
         };
         if post {
-            return self.post(request, Caller { auth, http: None, peer }).await;
+            return self.post(request, auth, peer).await;
         }
         match *request.method() {
             Method::GET => {
@@ -279,8 +279,13 @@ impl State {
         })
     }
 
-    /// Serve a POST from `caller` (whose `http` this fills in).
-    async fn post<B>(self: Arc<Self>, request: Request<B>, mut caller: Caller) -> Response<HttpBody>
+    /// Serve a POST from `peer`, by the caller `auth`.
+    async fn post<B>(
+        self: Arc<Self>,
+        request: Request<B>,
+        auth: Option<Arc<AuthInfo>>,
+        peer: Option<SocketAddr>,
+    ) -> Response<HttpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -289,9 +294,9 @@ impl State {
         let (parts, body) = request.into_parts();
         // Shared from the start (the handler's context gets a handle): the parts themselves
         // are never a local that the future keeps room for while the request is served.
-        let mut parts = Arc::new(parts);
+        let mut http = Arc::new(HttpRequest { parts, peer });
         let json =
-            parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+            http.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
                 v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json")
             });
         if !json {
@@ -302,7 +307,7 @@ impl State {
                 "Unsupported Media Type: Content-Type must be application/json",
             );
         }
-        if !accepts(&parts.headers, &["application/json", "text/event-stream"]) {
+        if !accepts(&http.parts.headers, &["application/json", "text/event-stream"]) {
             return error_response(
                 StatusCode::NOT_ACCEPTABLE,
                 None,
@@ -328,17 +333,17 @@ impl State {
         };
         if let JsonRpcMessage::Request(request) = &message
             && request.method == methods::SUBSCRIPTIONS_LISTEN
-            && let Some(parts) = Arc::get_mut(&mut parts)
+            && let Some(http) = Arc::get_mut(&mut http)
         {
-            parts.extensions.insert(ListenLifetime(self.streams.lifetime()));
+            http.parts.extensions.insert(ListenLifetime(self.streams.lifetime()));
         }
-        let headers = &parts.headers;
-        let owner = || Owner::of(caller.auth.as_deref());
+        let headers = &http.parts.headers;
+        let owner = || Owner::of(auth.as_deref());
         match message {
             JsonRpcMessage::Request(request) => {
-                caller.http = Some(Arc::clone(&parts));
+                let caller = Caller { auth, http: Some(Arc::clone(&http)) };
                 let response = self.request(headers, request, caller, permit).await;
-                reuse_request_headers(response, parts)
+                reuse_request_headers(response, http)
             }
             JsonRpcMessage::Notification(notification) => match session_id(headers) {
                 None => empty_response(StatusCode::ACCEPTED),
@@ -487,8 +492,9 @@ impl State {
         // one of the request slots, which it would hold indefinitely.
         if request.method == methods::SUBSCRIPTIONS_LISTEN && !legacy {
             let none = http::Extensions::new();
-            let extensions = caller.http.as_ref().map_or(&none, |parts| &parts.extensions);
-            let client = Client::of(caller.auth.as_deref(), extensions, caller.peer);
+            let extensions = caller.http.as_ref().map_or(&none, |http| &http.parts.extensions);
+            let peer = caller.http.as_ref().and_then(|http| http.peer);
+            let client = Client::of(caller.auth.as_deref(), extensions, peer);
             // Hand back the request slot taken before the body was read.
             drop(permit);
             return match self.streams.acquire(client, None) {

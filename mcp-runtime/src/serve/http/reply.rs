@@ -3,6 +3,7 @@
 use http::{HeaderValue, Response, StatusCode, header};
 
 use super::{HttpBody, HttpConfig, challenge};
+use crate::handler::HttpRequest;
 use crate::protocol::{Error, ErrorCode, RequestId};
 
 /// A JSON response with a JSON-RPC error.
@@ -33,10 +34,10 @@ pub(super) fn json_response(status: StatusCode, body: String) -> Response<HttpBo
 /// connection instead.
 pub(super) fn reuse_request_headers(
     mut response: Response<HttpBody>,
-    parts: std::sync::Arc<http::request::Parts>,
+    request: std::sync::Arc<HttpRequest>,
 ) -> Response<HttpBody> {
-    let Ok(parts) = std::sync::Arc::try_unwrap(parts) else { return response };
-    let mut headers = parts.headers;
+    let Ok(request) = std::sync::Arc::try_unwrap(request) else { return response };
+    let mut headers = request.parts.headers;
     if headers.capacity() <= response.headers().capacity() {
         return response;
     }
@@ -160,13 +161,13 @@ mod tests {
         map
     }
 
-    fn request_parts(headers: usize) -> std::sync::Arc<http::request::Parts> {
+    fn request_parts(headers: usize) -> std::sync::Arc<HttpRequest> {
         let mut request = http::Request::new(());
         for i in 0..headers {
             let name = http::HeaderName::from_bytes(format!("x-test-{i}").as_bytes()).expect("test name");
             request.headers_mut().insert(name, HeaderValue::from_static("v"));
         }
-        std::sync::Arc::new(request.into_parts().0)
+        std::sync::Arc::new(HttpRequest { parts: request.into_parts().0, peer: None })
     }
 
     fn response() -> Response<HttpBody> {
@@ -187,7 +188,7 @@ mod tests {
     #[test]
     fn a_response_moves_into_the_request_header_map() {
         let parts = request_parts(12);
-        let capacity = parts.headers.capacity();
+        let capacity = parts.parts.headers.capacity();
         let reused = reuse_request_headers(response(), parts);
         assert_eq!(listed(&reused), listed(&response()));
         assert_eq!(reused.headers().capacity(), capacity);
@@ -197,7 +198,7 @@ mod tests {
         let held = std::sync::Arc::clone(&parts);
         let kept = reuse_request_headers(response(), parts);
         assert_eq!(kept.headers().capacity(), response().headers().capacity());
-        assert_eq!(held.headers.len(), 12);
+        assert_eq!(held.parts.headers.len(), 12);
 
         let small = reuse_request_headers(response(), request_parts(0));
         assert_eq!(listed(&small), listed(&response()));
