@@ -64,14 +64,19 @@ impl Server {
 
 impl Server {
     /// Serve one request, the result possibly already encoded (transports write it as is).
-    pub(crate) async fn dispatch(
-        &self,
-        session: &Arc<Session>,
+    ///
+    /// Not an `async fn`: it would be a future holding its arguments around
+    /// [`dispatch_from`](Self::dispatch_from)'s, which holds them again (a stdio request's
+    /// future is allocated whole, and past about a kilobyte glibc no longer serves it from
+    /// its per-thread cache).
+    pub(crate) fn dispatch<'a>(
+        &'a self,
+        session: &'a Arc<Session>,
         request: JsonRpcRequest,
         notifications: Outbound,
         auth: Option<Arc<AuthInfo>>,
-    ) -> Result<Payload, Error> {
-        self.dispatch_from(session, request, notifications, Caller::authenticated(auth)).await
+    ) -> impl Future<Output = Result<Payload, Error>> + Send + 'a {
+        self.dispatch_from(session, request, notifications, Caller::authenticated(auth))
     }
 
     /// [`dispatch`](Self::dispatch) for a request whose transport knows more about it
@@ -348,8 +353,6 @@ impl Server {
             auth: caller.auth,
             #[cfg(feature = "http")]
             http: caller.http,
-            #[cfg(feature = "http")]
-            peer: caller.peer,
             task: std::sync::OnceLock::new(),
             tools_call: method == methods::TOOLS_CALL,
             // `dispatch_from` runs this inside the request's span.
