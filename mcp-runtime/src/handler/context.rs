@@ -496,7 +496,7 @@ impl RequestContext {
     /// The address of the client that sent this message over HTTP: a `SocketAddr` that
     /// middleware in front of the service put in the request's extensions (axum's
     /// `ConnectInfo`, or the address a proxy reported), else the TCP peer of the
-    /// connection when the built-in listener ([`serve::http`](crate::serve::http))
+    /// connection when the built-in listener ([`serve::http`](crate::serve::http()))
     /// accepted it. `None` on stdio and in-process links, and when mounted in a router
     /// that records no address.
     ///
