@@ -56,7 +56,9 @@ pub use changes::{Change, ServerHandle};
 pub(crate) use context::HttpRequest;
 pub(crate) use context::{Caller, ContextInner};
 pub use context::{Context, RequestContext};
-pub(crate) use outbound::{CAPACITY, Outbound};
+#[cfg(feature = "http")]
+pub(crate) use outbound::CAPACITY;
+pub(crate) use outbound::Outbound;
 pub(crate) use panic::CatchUnwind;
 pub use reply::Reply;
 pub(crate) use response::{Payload, ResultShape, busy, error_frame, outcome_frame};

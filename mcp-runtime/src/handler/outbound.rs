@@ -7,11 +7,15 @@
 //! with a 128-byte alignment and a block of 32 slots, set up and torn down per request) is
 //! made on the first send, and the transport waits for that moment alongside the handler.
 
+#[cfg(feature = "http")]
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use tokio::sync::{Notify, mpsc};
+#[cfg(feature = "http")]
+use tokio::sync::Notify;
+use tokio::sync::mpsc;
 
 /// How many messages wait in a request's channel before a sender waits for room.
+#[cfg(feature = "http")]
 pub(crate) const CAPACITY: usize = 64;
 
 /// The sending side of a request's messages.
@@ -23,6 +27,7 @@ enum Kind {
     /// A channel the transport made and reads.
     Channel(mpsc::Sender<String>),
     /// A channel made on the first send.
+    #[cfg(feature = "http")]
     Deferred(Arc<Deferred>),
 }
 
@@ -34,6 +39,7 @@ impl From<mpsc::Sender<String>> for Outbound {
 
 impl Outbound {
     /// A sink whose channel is made on the first send, and the handle that waits for it.
+    #[cfg(feature = "http")]
     pub(crate) fn deferred() -> (Outbound, Arc<Deferred>) {
         let deferred = Arc::new(Deferred::default());
         (Outbound(Kind::Deferred(Arc::clone(&deferred))), deferred)
@@ -43,12 +49,14 @@ impl Outbound {
     pub(crate) async fn send(&self, frame: String) -> Result<(), mpsc::error::SendError<String>> {
         match &self.0 {
             Kind::Channel(sender) => sender.send(frame).await,
+            #[cfg(feature = "http")]
             Kind::Deferred(deferred) => deferred.sender().send(frame).await,
         }
     }
 }
 
 /// The lazily made channel of an [`Outbound::deferred`] sink.
+#[cfg(feature = "http")]
 #[derive(Default)]
 pub(crate) struct Deferred {
     sender: OnceLock<mpsc::Sender<String>>,
@@ -58,6 +66,7 @@ pub(crate) struct Deferred {
     made: Notify,
 }
 
+#[cfg(feature = "http")]
 impl Deferred {
     fn sender(&self) -> &mpsc::Sender<String> {
         self.sender.get_or_init(|| {
@@ -90,6 +99,7 @@ impl Deferred {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "http")]
     #[tokio::test]
     async fn a_deferred_channel_is_made_by_the_first_send_and_keeps_the_order() {
         let (outbound, deferred) = Outbound::deferred();
@@ -113,6 +123,7 @@ mod tests {
         assert_eq!(seen, ["one", "two", "three"]);
     }
 
+    #[cfg(feature = "http")]
     #[tokio::test]
     async fn a_send_before_anyone_waits_is_found_by_take_and_by_opened() {
         let (outbound, deferred) = Outbound::deferred();
