@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request};
-use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, JsonObject, member, member_of, methods};
+use crate::protocol::{DEFAULT_MAX_JSON_DEPTH, ErrorCode, Params, methods};
 use crate::wire::untrusted::Untrusted;
 
 /// Per-request limits of a [`Server`](crate::Server), set with
@@ -124,9 +124,9 @@ impl Limits {
 impl Limits {
     /// Check the client-supplied retry fields of a request (`requestState`,
     /// `inputResponses`) before anything reads them.
-    pub(crate) fn check_retry_fields(&self, method: &str, params: Option<&JsonObject>) -> Result<(), Error> {
+    pub(crate) fn check_retry_fields(&self, method: &str, params: Option<&Params>) -> Result<(), Error> {
         let Some(params) = params else { return Ok(()) };
-        if let Some(Value::String(state)) = member(params, "requestState")
+        if let Some(Value::String(state)) = params.get("requestState")
             && state.len() > self.max_request_state_bytes
         {
             tracing::warn!(method = ?Untrusted(method), limit = self.max_request_state_bytes, "rejecting an oversized requestState");
@@ -135,7 +135,7 @@ impl Limits {
                 self.max_request_state_bytes
             )));
         }
-        let responses = match member(params, "inputResponses") {
+        let responses = match params.get("inputResponses") {
             None | Some(Value::Null) => return Ok(()),
             Some(Value::Object(responses)) => responses,
             Some(_) => return Err(Error::invalid_params("Invalid params: inputResponses must be an object")),
@@ -237,10 +237,10 @@ mod tests {
         assert!(within(Duration::from_millis(20), std::future::pending::<()>()).await.is_err());
     }
 
-    fn params(value: Value) -> JsonObject {
+    fn params(value: &Value) -> crate::protocol::Params {
         match value {
-            Value::Object(map) => map,
-            _ => JsonObject::new(),
+            Value::Object(map) => map.clone().into(),
+            _ => crate::protocol::Params::new(),
         }
     }
 
@@ -249,7 +249,12 @@ mod tests {
     }
 
     fn check(value: Value) -> Result<(), String> {
-        small().check_retry_fields("tools/call", Some(&params(value))).map_err(|e| e.message)
+        // Params built, and params kept as the text they arrived as: the same answer.
+        let built = small().check_retry_fields("tools/call", Some(&params(&value))).map_err(|e| e.message);
+        let text = crate::protocol::read_params_text(&value.to_string()).expect("valid params");
+        let read = small().check_retry_fields("tools/call", Some(&text)).map_err(|e| e.message);
+        assert_eq!(built, read, "{value}");
+        built
     }
 
     #[test]
@@ -323,7 +328,7 @@ pub struct Limited<H> {
 impl<H: Handler> Handler for Limited<H> {
     fn call(&self, request: Request) -> BoxFuture<Result<Reply, Error>> {
         if let Err(e) = self.limits.check_retry_fields(&request.method, request.params.as_ref()) {
-            if member_of(request.params.as_ref(), "requestState").is_some() {
+            if request.params.as_ref().and_then(|p| p.field("requestState")).is_some() {
                 crate::telemetry::record_request_state(
                     request.ctx.span(),
                     "not checked: the request is over the limits",

@@ -335,12 +335,14 @@ impl Shared {
     }
 
     /// Answer a server-to-client request that arrived on a stream (2025-11-25).
-    fn answer_server_request(self: &Arc<Self>, request: JsonRpcRequest) {
+    fn answer_server_request(self: &Arc<Self>, request: JsonRpcRequest<crate::protocol::Params>) {
         let shared = Arc::clone(self);
         tokio::spawn(async move {
             let id = request.id.clone();
-            let outcome =
-                shared.callbacks.serve_request(id.clone(), &request.method, request.params.map(Value::Object)).await;
+            let outcome = shared
+                .callbacks
+                .serve_request(id.clone(), &request.method, request.params.map(|p| Value::Object(p.into())))
+                .await;
             let body = match outcome {
                 Ok(result) => serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result})),
                 Err(error) => serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error})),

@@ -88,7 +88,7 @@ impl StreamLink {
                     JsonRpcMessage::Request(request) => {
                         let callbacks = callbacks.clone();
                         tokio::spawn(async move {
-                            let params = request.params.map(Value::Object);
+                            let params = request.params.map(|p| Value::Object(p.into()));
                             let id = request.id;
                             match callbacks.serve_request(id.clone(), &request.method, params).await {
                                 Ok(result) => raw.respond(id, result).await,

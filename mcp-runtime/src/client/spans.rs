@@ -56,8 +56,11 @@ impl RequestSpan {
         #[cfg(not(feature = "otel"))]
         let metrics_on = false;
         // The target is copied out (`params` is written below) only when something records it.
-        let target =
-            if metrics_on || !span.is_disabled() { target_of(method, Some(params)).map(str::to_owned) } else { None };
+        let target = if metrics_on || !span.is_disabled() {
+            target_of(method, |key| params.get(key)).map(str::to_owned)
+        } else {
+            None
+        };
         if !span.is_disabled() {
             span.record("otel.name", span_name(method, target.as_deref()).as_str());
             if method == methods::TOOLS_CALL {
@@ -141,7 +144,7 @@ pub(crate) fn record_request_id(id: &RequestId) {
 
 /// The span around every round of a call (`tools/call`, `prompts/get`, `resources/read`).
 pub(crate) fn call_span(method: &str, params: &JsonObject) -> tracing::Span {
-    let target = target_of(method, Some(params));
+    let target = target_of(method, |key| params.get(key));
     tracing::info_span!(
         target: TARGET,
         "mcp.call",

@@ -72,7 +72,7 @@ pub(crate) use state::StateMap;
 pub use state::{State, StateNeeds};
 
 use crate::Error;
-use crate::protocol::JsonObject;
+use crate::protocol::{JsonObject, Params};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -85,13 +85,19 @@ pub struct Request {
     pub ctx: RequestContext,
     /// The JSON-RPC method.
     pub method: String,
-    /// The params object, `_meta` included.
-    pub params: Option<JsonObject>,
+    /// The params object, `_meta` included. It reads as a [`JsonObject`]; one read from the
+    /// wire builds its members when they are read (see [`Params`]).
+    pub params: Option<Params>,
 }
 
 impl Request {
     /// A request for `method` with `params`.
     pub fn new(ctx: RequestContext, method: impl Into<String>, params: Option<JsonObject>) -> Self {
+        Request::with_params(ctx, method, params.map(Params::from))
+    }
+
+    /// A request for `method` with `params` as read from the wire (or built).
+    pub fn with_params(ctx: RequestContext, method: impl Into<String>, params: Option<Params>) -> Self {
         Request { ctx, method: method.into(), params }
     }
 }

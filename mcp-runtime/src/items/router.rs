@@ -14,8 +14,8 @@ use crate::Error;
 use crate::handler::{AuthInfo, BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
-    GetPromptParams, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, member_of,
+    GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Params,
+    Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, param,
     tasks_capability,
 };
 use crate::tasks::TaskSupport;
@@ -521,11 +521,11 @@ impl SharedItems {
     pub(crate) fn call_tool_object(
         &self,
         ctx: RequestContext,
-        params: Option<JsonObject>,
+        params: Option<Params>,
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
-        let name = member_of(params.as_ref(), "name").and_then(serde_json::Value::as_str);
+        let name = param(params.as_ref(), "name").and_then(serde_json::Value::as_str);
         let macro_tool = name.is_some_and(|name| self.tool_calls.contains_key(name));
-        match CallToolParams::read_object(params.unwrap_or_default(), ctx.is_legacy() || !macro_tool) {
+        match CallToolParams::read_params(params.unwrap_or_default(), ctx.is_legacy() || !macro_tool) {
             Ok(params) => self.call_tool(ctx, params),
             Err(e) => {
                 let error = Error::invalid_params(format!("Invalid params: {e}"));

@@ -10,7 +10,10 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::Params;
 use super::jsonrpc::JSONRPC_VERSION;
+pub(super) use super::params::ParamsIn;
+use super::params::ParamsSeed;
 use super::strict::{Strict, StrictJsonError, read_strict};
 
 /// The members of a message object that say what it is. Other members are read (under
@@ -21,7 +24,7 @@ pub(super) struct Members {
     /// Whether `jsonrpc` is the string `"2.0"`, if it is there: all that is asked of it, so
     /// it is compared as read rather than kept.
     pub(super) jsonrpc: Option<bool>,
-    pub(super) params: Option<Value>,
+    pub(super) params: Option<ParamsIn>,
     pub(super) method: Option<Value>,
     pub(super) error: Option<Value>,
     pub(super) result: Option<Value>,
@@ -34,6 +37,8 @@ impl Members {
         for (key, value) in object {
             if key == "jsonrpc" {
                 members.jsonrpc = Some(value.as_str() == Some(JSONRPC_VERSION));
+            } else if key == "params" {
+                members.params = Some(ParamsIn::of_value(value));
             } else if let Some(slot) = members.slot(&key) {
                 *slot = Some(value);
             }
@@ -41,16 +46,25 @@ impl Members {
         members
     }
 
-    /// Where the member named `key` goes, if it is one of the five kept as values.
+    /// Where the member named `key` goes, if it is one of the four kept as values.
     fn slot(&mut self, key: &str) -> Option<&mut Option<Value>> {
         Some(match key {
             "id" => &mut self.id,
-            "params" => &mut self.params,
             "method" => &mut self.method,
             "error" => &mut self.error,
             "result" => &mut self.result,
             _ => return None,
         })
+    }
+}
+
+impl ParamsIn {
+    fn of_value(value: Value) -> Self {
+        match value {
+            Value::Object(object) => ParamsIn::Object(Params::from(object)),
+            Value::Null => ParamsIn::Null,
+            _ => ParamsIn::Other,
+        }
     }
 }
 
@@ -71,13 +85,27 @@ pub(super) enum TopLevel {
 
 /// Read `text` as one message's JSON, nested at most `max_depth` levels (the top level
 /// included), with no key repeated in any object.
+///
+/// The params object is kept as text (see [`Params`]). A message that fails to read so is
+/// read again with its params as a tree, and fails (or not) as that reading does: the
+/// error is then the one met first in the text, where reading the params' text first would
+/// have found a syntax error past a duplicate key, or `serde_json`'s own nesting limit.
 pub(super) fn read_message(text: &str, max_depth: usize) -> Result<TopLevel, StrictJsonError> {
     let violation = Cell::new(None);
-    read_strict(text, Message(Strict::top(max_depth, &violation)), &violation)
+    let read = read_strict(text, Message { strict: Strict::top(max_depth, &violation), text: Some(text) }, &violation);
+    if read.is_ok() {
+        return read;
+    }
+    let violation = Cell::new(None);
+    read_strict(text, Message { strict: Strict::top(max_depth, &violation), text: None }, &violation)
 }
 
 /// The top level of a message, read with the rules of the [`Strict`] it holds.
-struct Message<'a>(Strict<'a>);
+struct Message<'a> {
+    strict: Strict<'a>,
+    /// The message's text, when `params` is kept as text (else it is built as a tree).
+    text: Option<&'a str>,
+}
 
 impl<'de> DeserializeSeed<'de> for Message<'_> {
     type Value = TopLevel;
@@ -121,11 +149,11 @@ impl<'de> Visitor<'de> for Message<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TopLevel, A::Error> {
         // Read to the end under the rules: a batch that is not even valid JSON is a parse
         // error, as it is for any other message.
-        self.0.visit_seq(seq).map(|_| TopLevel::Array)
+        self.strict.visit_seq(seq).map(|_| TopLevel::Array)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
-        let inner = self.0.open()?;
+        let inner = self.strict.open()?;
         let mut members = Members::default();
         // The names of other members, to find a repeated one: a message rarely has any (the
         // set allocates at its first), and a hostile one with many costs a hash each, not a
@@ -139,6 +167,14 @@ impl<'de> Visitor<'de> for Message<'_> {
                     let version = map.next_value_seed(Version(inner))?;
                     members.jsonrpc.replace(version).is_some()
                 }
+                Key::Member("params") if let Some(message) = self.text => {
+                    let params = map.next_value_seed(ParamsSeed { strict: inner, message })?;
+                    members.params.replace(params).is_some()
+                }
+                Key::Member("params") => {
+                    let value = map.next_value_seed(inner)?;
+                    members.params.replace(ParamsIn::of_value(value)).is_some()
+                }
                 Key::Member(name) => {
                     let value = map.next_value_seed(inner)?;
                     members.slot(name).is_some_and(|slot| slot.replace(value).is_some())
@@ -149,7 +185,7 @@ impl<'de> Visitor<'de> for Message<'_> {
                 }
             };
             if repeated {
-                return Err(self.0.fail(StrictJsonError::DuplicateKey));
+                return Err(self.strict.fail(StrictJsonError::DuplicateKey));
             }
         }
         Ok(TopLevel::Object(members))
@@ -257,7 +293,8 @@ mod tests {
         assert_eq!(members.id, Some(Value::from(7)));
         assert_eq!(members.jsonrpc, Some(true));
         assert_eq!(members.method, Some(Value::from("m")));
-        assert_eq!(members.params, Some(serde_json::json!({"a": 1})));
+        let Some(ParamsIn::Object(params)) = members.params else { panic!("params kept") };
+        assert_eq!(Value::Object(params.into_object()), serde_json::json!({"a": 1}));
         assert_eq!(members.error, Some(Value::Null));
         assert_eq!(members.result, Some(Value::Bool(true)));
     }

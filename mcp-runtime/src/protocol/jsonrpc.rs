@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::envelope::{Members, TopLevel, read_message};
-use super::{Error, JsonObject};
+use super::envelope::{Members, ParamsIn, TopLevel, read_message};
+use super::{Error, JsonObject, Params};
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -162,8 +162,8 @@ impl ErrorCode {
 /// A decoded message of any kind, with its params or result left as JSON.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JsonRpcMessage {
-    /// A request.
-    Request(JsonRpcRequest),
+    /// A request. Its params keep the text they arrived as (see [`Params`]).
+    Request(JsonRpcRequest<Params>),
     /// A notification.
     Notification(JsonRpcNotification),
     /// A successful response.
@@ -219,9 +219,9 @@ impl JsonRpcMessage {
             return Err(Box::new(DecodeError::invalid(id, "Invalid Request: jsonrpc must be \"2.0\"")));
         }
         let params = match params {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(p)) => Some(p),
-            Some(_) => {
+            None | Some(ParamsIn::Null) => None,
+            Some(ParamsIn::Object(p)) => Some(p),
+            Some(ParamsIn::Other) => {
                 return Err(Box::new(DecodeError {
                     id,
                     code: ErrorCode::INVALID_PARAMS,
@@ -236,7 +236,7 @@ impl JsonRpcMessage {
             };
             return Ok(match id {
                 Some(id) => JsonRpcMessage::Request(JsonRpcRequest { jsonrpc: JsonRpcVersion, id, method, params }),
-                None => JsonRpcMessage::Notification(JsonRpcNotification::new(method, params)),
+                None => JsonRpcMessage::Notification(JsonRpcNotification::new(method, params.map(Params::into_object))),
             });
         }
         if let Some(error) = error {

@@ -8,6 +8,8 @@
 use serde_json::Value;
 
 use super::JsonObject;
+#[cfg(feature = "server")]
+use super::{Params, params::Field};
 
 /// The most members an object may have to be scanned rather than hashed into.
 const SCAN: usize = 8;
@@ -21,19 +23,17 @@ pub(crate) fn member<'a>(object: &'a JsonObject, key: &str) -> Option<&'a Value>
     }
 }
 
-/// Member `key` of `object`, if there is an object.
-pub(crate) fn member_of<'a>(object: Option<&'a JsonObject>, key: &str) -> Option<&'a Value> {
-    object.and_then(|object| member(object, key))
-}
-
-/// The `_meta` object of a request's `params`, if it has one.
-pub(crate) fn meta_of(params: Option<&JsonObject>) -> Option<&JsonObject> {
-    member_of(params, "_meta").and_then(Value::as_object)
+/// Member `key` of a request's params, if it has params.
+#[cfg(feature = "server")]
+pub(crate) fn param<'a>(params: Option<&'a Params>, key: &str) -> Option<&'a Value> {
+    params.and_then(|params| params.get(key))
 }
 
 /// The protocol version a 2026-07-28 request names in its `_meta`, whatever its type.
-pub(crate) fn meta_version(params: Option<&JsonObject>) -> Option<&Value> {
-    member_of(meta_of(params), super::keys::PROTOCOL_VERSION)
+#[cfg(feature = "server")]
+pub(crate) fn meta_version(params: Option<&Params>) -> Option<Field<'_>> {
+    let [version] = params?.meta_fields(&[super::keys::PROTOCOL_VERSION]);
+    version
 }
 
 #[cfg(test)]
@@ -62,10 +62,11 @@ mod tests {
             "name": "echo",
             "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
         });
-        let params = params.as_object();
-        assert_eq!(meta_version(params), Some(&Value::from("2026-07-28")));
-        let odd = serde_json::json!({"_meta": "x"});
-        assert_eq!(meta_of(odd.as_object()), None);
-        assert_eq!(meta_version(None), None);
+        let params = params.as_object().cloned().map(Params::from);
+        let version = meta_version(params.as_ref()).and_then(|v| v.as_str().map(|v| v.into_owned()));
+        assert_eq!(version.as_deref(), Some("2026-07-28"));
+        let odd = serde_json::json!({"_meta": "x"}).as_object().cloned().map(Params::from);
+        assert!(meta_version(odd.as_ref()).is_none());
+        assert!(meta_version(None).is_none());
     }
 }

@@ -33,13 +33,13 @@ mod elicitation;
 mod envelope;
 mod error;
 mod jsonrpc;
-#[cfg(feature = "server")]
 mod member;
 mod meta;
 pub mod methods;
 mod mrtr;
 mod notifications;
 pub(crate) mod number;
+mod params;
 mod prompts;
 mod resources;
 mod revision;
@@ -59,10 +59,13 @@ pub use elicitation::*;
 pub use error::Error;
 pub use jsonrpc::*;
 #[cfg(feature = "server")]
-pub(crate) use member::{member, member_of, meta_of, meta_version};
+pub(crate) use member::{meta_version, param};
 pub use meta::*;
 pub use mrtr::*;
 pub use notifications::*;
+pub use params::Params;
+#[cfg(test)]
+pub(crate) use params::read_text as read_params_text;
 pub use prompts::*;
 pub use resources::*;
 pub use revision::Revision;

@@ -4,7 +4,9 @@
 //! Duplicate keys are refused rather than resolved (last wins in `serde_json`, first wins in
 //! some proxies): a message that two parsers read differently must not reach a handler.
 
+use std::borrow::Cow;
 use std::cell::Cell;
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -67,6 +69,12 @@ impl<'a> Strict<'a> {
             StrictJsonError::DuplicateKey => "duplicate key",
             StrictJsonError::Syntax => "invalid JSON",
         })
+    }
+
+    /// Check `text`, a whole value read at this level's place, under the rules; why it
+    /// fails is recorded as [`fail`](Self::fail) records it.
+    pub(super) fn check_text(&self, text: &str) -> Result<(), StrictJsonError> {
+        read_strict(text, Check(*self), self.violation)
     }
 
     /// The seed for the values inside a container opened at this level.
@@ -175,9 +183,155 @@ impl<'de> Visitor<'de> for Strict<'_> {
     }
 }
 
+/// Reads a value under the same rules as [`Strict`] and keeps nothing of it: a check that
+/// a text a later reader reads (a request's params) is one a strict reading accepts. Keys
+/// are compared where they lie in the text; only a key written with escapes is copied.
+#[derive(Clone, Copy)]
+pub(super) struct Check<'a>(pub(super) Strict<'a>);
+
+impl<'de> DeserializeSeed<'de> for Check<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Check<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = Check(self.0.open()?);
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let inner = Check(self.0.open()?);
+        // As in `Strict`: the first keys are compared with each other, later ones hashed.
+        let mut small: [Option<Cow<'de, str>>; SMALL] = Default::default();
+        let mut held = 0;
+        // Made at the first key past `SMALL` (making a hasher's keys costs on every map).
+        let mut spilled: Option<HashSet<Cow<'de, str>>> = None;
+        while let Some(key) = map.next_key_seed(KeyText)? {
+            map.next_value_seed(inner)?;
+            let repeated = if held < SMALL {
+                let seen = small[..held].iter().flatten().any(|seen| *seen == key);
+                small[held] = Some(key);
+                held += 1;
+                seen
+            } else {
+                small.iter().flatten().any(|seen| *seen == key) || !spilled.get_or_insert_default().insert(key)
+            };
+            if repeated {
+                return Err(self.0.fail(StrictJsonError::DuplicateKey));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a key as it lies in the text, or decoded into a copy when it has escapes.
+pub(super) struct KeyText;
+
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Check`] accepts and refuses what `parse_strict` does, for the same reason.
+    fn check(text: &str, max_depth: usize) -> Result<(), StrictJsonError> {
+        let violation = Cell::new(None);
+        read_strict(text, Check(Strict::top(max_depth, &violation)), &violation)
+    }
+
+    #[test]
+    fn checking_agrees_with_reading() {
+        let keys: Vec<String> = (0..3 * SMALL).map(|k| format!("\"k{k}\":{k}")).collect();
+        let many = format!("{{{}}}", keys.join(","));
+        let late = format!("{{{},\"k{}\":0}}", keys.join(","), 2 * SMALL);
+        let early_again = format!("{{{},\"k1\":0}}", keys.join(","));
+        let texts = [
+            r#"{"a":[1,-2,3.5,true,null,"x\u00e9"],"b":{"c":{}},"d":18446744073709551615}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1,"\u0061":2}"#,
+            r#"{"x":[{"k":1,"k":1}]}"#,
+            r#"{"a":{"a":1}}"#,
+            r#"{"a":1,"a":}"#,
+            r#"{"a":1,"a":[[1]]}"#,
+            r#"{"a":{"b":[1]}}"#,
+            "[[[1]]]",
+            "",
+            "{",
+            r#""\ud800""#,
+            "[1] [2]",
+            many.as_str(),
+            late.as_str(),
+            early_again.as_str(),
+        ];
+        for text in texts {
+            for depth in [2, 3, 8] {
+                assert_eq!(check(text, depth), parse_strict(text, depth).map(|_| ()), "{text} at {depth}");
+            }
+        }
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(check(&deep, DEFAULT_MAX_JSON_DEPTH), Err(StrictJsonError::TooDeep));
+    }
 
     fn nested(levels: usize) -> String {
         format!("{}1{}", "[".repeat(levels), "]".repeat(levels))

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{CacheScope, Cursor};
-use super::{ContentBlock, Icon, InputResponses, JsonObject, Meta, RequestMeta, ResultType};
+use super::{ContentBlock, Icon, InputResponses, JsonObject, Meta, Params, RequestMeta, ResultType};
 
 /// A tool the model can call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -210,30 +210,37 @@ impl CallToolParams {
     /// if `meta` is set (otherwise it is dropped unread, and `meta` is `None`): for a
     /// receiver that never looks at it, of a request whose `_meta` was checked already.
     pub(crate) fn read_object(object: JsonObject, meta: bool) -> Result<Self, serde_json::Error> {
-        let mut params = CallToolParams::default();
+        Self::read_params(Params::from(object), meta)
+    }
+
+    /// [`read_object`](Self::read_object) for params as a request holds them: a member
+    /// kept as text is built only if it is read (so an unread `_meta` is never built).
+    pub(crate) fn read_params(params: Params, meta: bool) -> Result<Self, serde_json::Error> {
+        let mut read = CallToolParams::default();
         let mut named = false;
-        for (key, value) in object {
-            match key.as_str() {
-                "_meta" if meta => params.meta = Option::<RequestMeta>::deserialize(value)?,
+        params.take_each(|key, value| {
+            match key {
+                "_meta" if meta => read.meta = Option::<RequestMeta>::deserialize(value.into_value())?,
                 "name" => {
-                    params.name = String::deserialize(value)?;
+                    read.name = String::deserialize(value.into_value())?;
                     named = true;
                 }
                 "arguments" => {
-                    params.arguments = match value {
+                    read.arguments = match value.into_value() {
                         Value::Object(arguments) => Some(arguments),
                         other => Option::<JsonObject>::deserialize(other)?,
                     }
                 }
-                "inputResponses" => params.input_responses = input_responses(value)?,
-                "requestState" => params.request_state = Option::<String>::deserialize(value)?,
+                "inputResponses" => read.input_responses = input_responses(value.into_value())?,
+                "requestState" => read.request_state = Option::<String>::deserialize(value.into_value())?,
                 _ => {}
             }
-        }
+            Ok::<(), serde_json::Error>(())
+        })?;
         if !named {
             return Err(serde::de::Error::missing_field("name"));
         }
-        Ok(params)
+        Ok(read)
     }
 }
 
@@ -327,6 +334,10 @@ mod tests {
             let Value::Object(object) = case.clone() else { panic!("cases are objects") };
             let ours = CallToolParams::from_object(object).map_err(|e| e.to_string());
             assert_eq!(ours, derived(&case), "{case}");
+            // The same, from params kept as the text a request arrived as.
+            let text = crate::protocol::read_params_text(&case.to_string()).expect("valid params");
+            let read = CallToolParams::read_params(text, true).map_err(|e| e.to_string());
+            assert_eq!(read, derived(&case), "{case} as text");
         }
     }
 

@@ -12,7 +12,7 @@ use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim
 use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
-use crate::protocol::{ErrorCode, JsonObject, member, member_of, methods};
+use crate::protocol::{ErrorCode, Params, methods, param};
 use crate::wire::untrusted::Untrusted;
 
 /// The one error every inbound failure gets, whatever the cause.
@@ -74,11 +74,11 @@ impl Boundary {
     }
 
     /// What a token for this request is bound to.
-    pub(crate) fn binding(method: &str, params: Option<&JsonObject>) -> Binding {
-        let field = |name: &str| member_of(params, name).and_then(Value::as_str).unwrap_or_default().to_owned();
+    pub(crate) fn binding(method: &str, params: Option<&Params>) -> Binding {
+        let field = |name: &str| param(params, name).and_then(Value::as_str).unwrap_or_default().to_owned();
         let (target, args) = match method {
             methods::RESOURCES_READ => (field("uri"), None),
-            _ => (field("name"), member_of(params, "arguments").filter(|a| !a.is_null())),
+            _ => (field("name"), param(params, "arguments").filter(|a| !a.is_null())),
         };
         Binding { method: method.to_owned(), target, args_digest: args_digest(args) }
     }
@@ -91,7 +91,7 @@ impl Boundary {
         &self,
         method: &str,
         binding: Option<&Binding>,
-        params: &mut Option<JsonObject>,
+        params: &mut Option<Params>,
         principal: Option<&str>,
         span: &tracing::Span,
     ) -> Result<(), Error> {
@@ -99,7 +99,7 @@ impl Boundary {
             crate::telemetry::record_request_state(span, "absent");
             return Ok(());
         };
-        let token = match member(params, "requestState") {
+        let token = match params.get("requestState") {
             None => {
                 crate::telemetry::record_request_state(span, "absent");
                 return Ok(());
@@ -217,12 +217,12 @@ impl<H> Sealed<H> {
     /// its reply may carry one to seal.
     fn needs_binding(&self, request: &Request) -> bool {
         let params = request.params.as_ref();
-        if member_of(params, "requestState").is_some_and(|state| !state.is_null()) {
+        if params.and_then(|p| p.field("requestState")).is_some_and(|state| !state.is_null()) {
             return true;
         }
         match (&self.tools, request.method.as_str()) {
             (Some(may_ask), methods::TOOLS_CALL) => {
-                may_ask(member_of(params, "name").and_then(Value::as_str).unwrap_or_default())
+                may_ask(param(params, "name").and_then(Value::as_str).unwrap_or_default())
             }
             _ => true,
         }

@@ -20,7 +20,7 @@ use super::Shutdown;
 use super::output::Output;
 use crate::Server;
 use crate::handler::{CatchUnwind, Session, busy, error_frame, outcome_frame};
-use crate::protocol::{Error, ErrorCode, JsonRpcMessage, JsonRpcRequest, decode_message_with, methods};
+use crate::protocol::{Error, ErrorCode, JsonRpcMessage, JsonRpcRequest, Params, decode_message_with, methods};
 use crate::wire::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 
 /// Limits of one byte-stream connection, set through the [`Connection`] and
@@ -196,7 +196,12 @@ async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Option<F::Out
 }
 
 /// Serve one request: its response frame (an error frame if the handler fails or panics).
-async fn answer(server: Server, session: Arc<Session>, request: JsonRpcRequest, tx: mpsc::Sender<String>) -> String {
+async fn answer(
+    server: Server,
+    session: Arc<Session>,
+    request: JsonRpcRequest<Params>,
+    tx: mpsc::Sender<String>,
+) -> String {
     let id = request.id.clone();
     outcome_frame(&id, CatchUnwind::new(server.dispatch(&session, request, tx.into(), None)).await).0
 }

@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tracing::Instrument;
 
@@ -22,9 +21,9 @@ use crate::handler::{
 };
 use crate::items::ListKind;
 use crate::protocol::{
-    ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, JsonRpcRequest, LoggingLevel,
+    ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonRpcRequest, LoggingLevel, Params,
     ProgressToken, Revision, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, SetLevelParams, downgrade_result,
-    keys, member, member_of, meta_of, meta_version, methods,
+    keys, meta_version, methods,
 };
 use crate::telemetry::server::{ServerSpan, Transport};
 use crate::wire::untrusted::Untrusted;
@@ -37,11 +36,11 @@ impl Server {
     pub async fn handle_request_as(
         &self,
         session: &Arc<Session>,
-        request: JsonRpcRequest,
+        request: JsonRpcRequest<impl Into<Params>>,
         notifications: tokio::sync::mpsc::Sender<String>,
         auth: Option<Arc<AuthInfo>>,
     ) -> Result<Value, Error> {
-        match self.dispatch(session, request, notifications.into(), auth).await? {
+        match self.dispatch(session, with_params(request), notifications.into(), auth).await? {
             Payload::Value(value) => Ok(value),
             Payload::Encoded(text) => serde_json::from_str(&text).map_err(|e| Error::internal(e.to_string())),
             Payload::Result { json, .. } => serde_json::from_str(&json).map_err(|e| Error::internal(e.to_string())),
@@ -54,12 +53,20 @@ impl Server {
     pub async fn respond(
         &self,
         session: &Arc<Session>,
-        request: JsonRpcRequest,
+        request: JsonRpcRequest<impl Into<Params>>,
         notifications: tokio::sync::mpsc::Sender<String>,
     ) -> String {
         let id = request.id.clone();
+        let request = with_params(request);
         crate::handler::outcome_frame(&id, Ok(self.dispatch(session, request, notifications.into(), None).await)).0
     }
+}
+
+/// `request` with its params as a request read from the wire holds them.
+#[cfg(feature = "test-util")]
+fn with_params(request: JsonRpcRequest<impl Into<Params>>) -> JsonRpcRequest<Params> {
+    let JsonRpcRequest { jsonrpc, id, method, params } = request;
+    JsonRpcRequest { jsonrpc, id, method, params: params.map(Into::into) }
 }
 
 impl Server {
@@ -72,7 +79,7 @@ impl Server {
     pub(crate) fn dispatch<'a>(
         &'a self,
         session: &'a Arc<Session>,
-        request: JsonRpcRequest,
+        request: JsonRpcRequest<Params>,
         notifications: Outbound,
         auth: Option<Arc<AuthInfo>>,
     ) -> impl Future<Output = Result<Payload, Error>> + Send + 'a {
@@ -84,7 +91,7 @@ impl Server {
     pub(crate) async fn dispatch_from(
         &self,
         session: &Arc<Session>,
-        request: JsonRpcRequest,
+        request: JsonRpcRequest<Params>,
         notifications: Outbound,
         caller: Caller,
     ) -> Result<Payload, Error> {
@@ -115,7 +122,7 @@ impl Server {
     async fn dispatch_in_era(
         &self,
         session: &Arc<Session>,
-        request: JsonRpcRequest,
+        request: JsonRpcRequest<Params>,
         notifications: Outbound,
         caller: Caller,
         modern: bool,
@@ -140,7 +147,7 @@ impl Server {
         session: &Arc<Session>,
         id: crate::protocol::RequestId,
         method: String,
-        params: Option<JsonObject>,
+        params: Option<Params>,
         notifications: Outbound,
         caller: Caller,
     ) -> Result<Payload, Error> {
@@ -151,7 +158,7 @@ impl Server {
         // Built in a block that consumes `meta`: a partly moved local stays in the future's
         // state across the `.await` below (624 bytes of it), a block's locals do not.
         let ctx = {
-            let meta = ModernMeta::validate(meta_of(params.as_ref()))?;
+            let meta = ModernMeta::validate(params.as_ref())?;
             let client = Client {
                 id,
                 protocol_version: meta.version.into(),
@@ -169,13 +176,13 @@ impl Server {
         {
             return Ok(Payload::Encoded(text));
         }
-        let reply = server.stack.call(Request::new(ctx.clone(), method, params)).await?;
+        let reply = server.stack.call(Request::with_params(ctx.clone(), method, params)).await?;
         finish_modern(server, reply, ctx.client_capabilities())
     }
 
     /// A list served by the macro items, finished and encoded once (no cursor: the item
     /// lists are not paginated).
-    fn encoded_list(&self, route: Route, params: Option<&JsonObject>, legacy: bool) -> Result<Option<Arc<str>>, Error> {
+    fn encoded_list(&self, route: Route, params: Option<&Params>, legacy: bool) -> Result<Option<Arc<str>>, Error> {
         let (kind, method) = match route {
             Route::ListTools => (ListKind::Tools, methods::TOOLS_LIST),
             Route::ListPrompts => (ListKind::Prompts, methods::PROMPTS_LIST),
@@ -187,7 +194,7 @@ impl Server {
         // Lists filtered by the caller's scopes differ per caller: never shared.
         let shared = |items: &&Arc<crate::items::SharedItems>| items.serves(kind) && !items.hide_unauthorized;
         let Some(items) = server.items.as_ref().filter(shared) else { return Ok(None) };
-        if member_of(params, "cursor").is_some_and(|c| !c.is_null()) {
+        if params.and_then(|p| p.field("cursor")).is_some_and(|c| !c.is_null()) {
             return Ok(None);
         }
         items
@@ -213,7 +220,7 @@ impl Server {
         session: &Arc<Session>,
         id: crate::protocol::RequestId,
         method: String,
-        params: Option<JsonObject>,
+        params: Option<Params>,
         notifications: Outbound,
         caller: Caller,
     ) -> Result<Payload, Error> {
@@ -242,9 +249,10 @@ impl Server {
         let Some(route) = self.inner().routes.find(method, false) else {
             return Err(Error::method_not_found(method));
         };
-        let progress_token = meta_of(params.as_ref())
-            .and_then(|m| member(m, keys::PROGRESS_TOKEN))
-            .and_then(|t| serde_json::from_value::<ProgressToken>(t.clone()).ok());
+        let progress_token = params
+            .as_ref()
+            .and_then(|p| p.meta_fields(&[keys::PROGRESS_TOKEN])[0])
+            .and_then(|t| t.decode::<ProgressToken>().ok());
         // As in `modern_request`: the session's state is read in a block, not kept in the
         // future's state across the `.await` below (608 bytes of it).
         let (ctx, revision) = {
@@ -274,11 +282,11 @@ impl Server {
         {
             return Ok(Payload::Encoded(text));
         }
-        let reply = self.inner().stack.call(Request::new(ctx, method, params)).await?;
+        let reply = self.inner().stack.call(Request::with_params(ctx, method, params)).await?;
         finish_legacy(reply, method, revision).map(Payload::Value)
     }
 
-    fn initialize(&self, session: &Session, params: Option<JsonObject>) -> Result<Value, Error> {
+    fn initialize(&self, session: &Session, params: Option<Params>) -> Result<Value, Error> {
         let p: InitializeParams = parse(params)?;
         let version = if SUPPORTED_LEGACY_VERSIONS.contains(&p.protocol_version.as_str()) {
             p.protocol_version.clone()
@@ -372,27 +380,21 @@ struct ModernMeta {
 }
 
 impl ModernMeta {
-    fn validate(meta: Option<&JsonObject>) -> Result<ModernMeta, Error> {
-        let Some(meta) = meta else {
+    fn validate(params: Option<&Params>) -> Result<ModernMeta, Error> {
+        let Some(params) = params.filter(|params| params.has_meta_object()) else {
             return Err(Error::invalid_params("Invalid params: missing required _meta"));
         };
-        // One pass over `_meta` rather than a hashed lookup of each of five long keys (a map
-        // holds each key once, so the pass finds what the lookups found).
-        let [mut version, mut capabilities, mut client_info, mut log_level, mut progress_token] = [None; 5];
-        for (key, value) in meta {
-            let slot = match key.as_str() {
-                keys::PROTOCOL_VERSION => &mut version,
-                keys::CLIENT_CAPABILITIES => &mut capabilities,
-                keys::CLIENT_INFO => &mut client_info,
-                keys::LOG_LEVEL => &mut log_level,
-                keys::PROGRESS_TOKEN => &mut progress_token,
-                _ => continue,
-            };
-            *slot = Some(value);
-        }
-        let version = match version {
-            Some(Value::String(v)) => v,
-            Some(_) => {
+        // One pass over `_meta`'s text (or lookups in its tree, if it was built).
+        let [version, capabilities, client_info, log_level, progress_token] = params.meta_fields(&[
+            keys::PROTOCOL_VERSION,
+            keys::CLIENT_CAPABILITIES,
+            keys::CLIENT_INFO,
+            keys::LOG_LEVEL,
+            keys::PROGRESS_TOKEN,
+        ]);
+        let version = match version.map(|v| v.as_str()) {
+            Some(Some(v)) => v,
+            Some(None) => {
                 return Err(Error::invalid_params(format!(
                     "Invalid params: _meta[\"{}\"] must be a string",
                     keys::PROTOCOL_VERSION
@@ -406,10 +408,10 @@ impl ModernMeta {
             }
         };
         let Some(version) = SUPPORTED_MODERN_VERSIONS.iter().find(|supported| **supported == version) else {
-            return Err(Error::unsupported_protocol_version(version));
+            return Err(Error::unsupported_protocol_version(&version));
         };
         let capabilities = match capabilities {
-            Some(caps) => Deserialize::deserialize(caps).map_err(|e| {
+            Some(caps) => caps.decode().map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_CAPABILITIES))
             })?,
             None => {
@@ -420,24 +422,100 @@ impl ModernMeta {
             }
         };
         let client_info = match client_info {
-            Some(info) => Some(Deserialize::deserialize(info).map_err(|e| {
+            Some(info) => Some(info.decode().map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_INFO))
             })?),
             None => None,
         };
         let log_level =
             match log_level {
-                Some(level) => Some(Deserialize::deserialize(level).map_err(|e| {
+                Some(level) => Some(level.decode().map_err(|e| {
                     Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::LOG_LEVEL))
                 })?),
                 None => None,
             };
         let progress_token = match progress_token {
-            Some(token) => Some(Deserialize::deserialize(token).map_err(|_| {
+            Some(token) => Some(token.decode().map_err(|_| {
                 Error::invalid_params("Invalid params: _meta.progressToken must be a string or a number")
             })?),
             None => None,
         };
         Ok(ModernMeta { version, capabilities, client_info, progress_token, log_level })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::protocol::read_params_text;
+
+    /// `ModernMeta::validate` of params `params`, read from text as a request's are and
+    /// built as a tree: the two agree, and the outcome is returned.
+    fn validate(params: &Value) -> Result<(String, Option<LoggingLevel>, Option<String>), String> {
+        let outcome = |params: &Params| {
+            ModernMeta::validate(Some(params))
+                .map(|meta| (meta.version.to_owned(), meta.log_level, meta.client_info.map(|info| info.name)))
+                .map_err(|e| format!("{} {}", e.code, e.message))
+        };
+        let text = read_params_text(&params.to_string()).expect("valid params");
+        let tree = Params::from(params.as_object().cloned().unwrap_or_default());
+        let (read, built) = (outcome(&text), outcome(&tree));
+        assert_eq!(read, built, "{params}");
+        read
+    }
+
+    fn meta(extra: Value) -> Value {
+        let mut meta = json!({
+            keys::PROTOCOL_VERSION: SUPPORTED_MODERN_VERSIONS[0],
+            keys::CLIENT_CAPABILITIES: {"elicitation": {"form": {}}},
+        });
+        if let (Some(meta), Value::Object(extra)) = (meta.as_object_mut(), extra) {
+            meta.extend(extra);
+        }
+        json!({"name": "echo", "_meta": meta})
+    }
+
+    #[test]
+    fn meta_is_read_alike_from_text_and_tree() {
+        let version = SUPPORTED_MODERN_VERSIONS[0].to_owned();
+        assert_eq!(validate(&meta(json!({}))), Ok((version.clone(), None, None)));
+        let info = json!({keys::CLIENT_INFO: {"name": "c\u{e9}", "version": "1"}, keys::LOG_LEVEL: "debug"});
+        assert_eq!(validate(&meta(info)), Ok((version, Some(LoggingLevel::Debug), Some("c\u{e9}".to_owned()))));
+        let refused = [
+            (json!({"name": "echo"}), "-32602 Invalid params: missing required _meta"),
+            (json!({"_meta": "x"}), "-32602 Invalid params: missing required _meta"),
+            (json!({"_meta": {}}), "-32602 Invalid params: missing _meta[\"io.modelcontextprotocol/protocolVersion\"]"),
+            (
+                meta(json!({keys::PROTOCOL_VERSION: 7})),
+                "-32602 Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] must be a string",
+            ),
+            (
+                json!({"_meta": {keys::PROTOCOL_VERSION: SUPPORTED_MODERN_VERSIONS[0]}}),
+                "-32602 Invalid params: missing _meta[\"io.modelcontextprotocol/clientCapabilities\"]",
+            ),
+            (
+                meta(json!({keys::CLIENT_CAPABILITIES: "all"})),
+                "-32602 Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"]: invalid type: string \"all\", expected a client capabilities object",
+            ),
+            (
+                meta(json!({keys::CLIENT_INFO: {"name": 1}})),
+                "-32602 Invalid params: _meta[\"io.modelcontextprotocol/clientInfo\"]: invalid type: integer `1`, expected a string",
+            ),
+            (
+                meta(json!({keys::LOG_LEVEL: "loud"})),
+                "-32602 Invalid params: _meta[\"io.modelcontextprotocol/logLevel\"]: unknown variant `loud`, expected one of `debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`",
+            ),
+            (
+                meta(json!({keys::PROGRESS_TOKEN: [1]})),
+                "-32602 Invalid params: _meta.progressToken must be a string or a number",
+            ),
+        ];
+        for (params, expected) in refused {
+            assert_eq!(validate(&params).map(|_| ()), Err(expected.to_owned()), "{params}");
+        }
+        let unsupported = validate(&meta(json!({keys::PROTOCOL_VERSION: "1999-01-01"}))).map(|_| ());
+        assert!(unsupported.is_err_and(|e| e.starts_with("-32022 ")));
     }
 }

@@ -11,8 +11,8 @@ use crate::Error;
 use crate::handler::{BoxFuture, Handler, Reply, Request, RequestContext};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CallToolResult, CompleteParams, CompleteResult, DiscoverResult, GetPromptOutcome,
-    GetPromptParams, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    Outcome, PaginatedParams, ReadResourceOutcome, ReadResourceParams, SUPPORTED_MODERN_VERSIONS, ServerCapabilities,
+    GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome,
+    PaginatedParams, Params, ReadResourceOutcome, ReadResourceParams, SUPPORTED_MODERN_VERSIONS, ServerCapabilities,
     methods, tasks::methods as task_methods,
 };
 
@@ -34,7 +34,7 @@ pub(crate) struct Handlers {
     pub(crate) call_tool: Option<MethodHandler<CallToolParams, CallToolOutcome>>,
     /// `tools/call` served by the macro items, which read the params object themselves
     /// (what a macro tool never looks at stays unread); set instead of `call_tool`.
-    pub(crate) items_call_tool: Option<MethodHandler<Option<JsonObject>, CallToolOutcome>>,
+    pub(crate) items_call_tool: Option<MethodHandler<Option<Params>, CallToolOutcome>>,
     pub(crate) list_prompts: Option<MethodHandler<PaginatedParams, ListPromptsResult>>,
     pub(crate) get_prompt: Option<MethodHandler<GetPromptParams, GetPromptOutcome>>,
     pub(crate) list_resources: Option<MethodHandler<PaginatedParams, ListResourcesResult>>,
@@ -118,14 +118,14 @@ impl Routes {
     }
 }
 
-pub(crate) fn parse<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, Error> {
-    serde_json::from_value(Value::Object(params.unwrap_or_default()))
+pub(crate) fn parse<T: DeserializeOwned>(params: Option<Params>) -> Result<T, Error> {
+    serde_json::from_value(Value::Object(params.map(Params::into_object).unwrap_or_default()))
         .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
 }
 
 /// [`parse`] for `tools/call`, the hot path: its arguments are moved, not rebuilt.
-fn parse_call(params: Option<JsonObject>) -> Result<CallToolParams, Error> {
-    CallToolParams::from_object(params.unwrap_or_default())
+fn parse_call(params: Option<Params>) -> Result<CallToolParams, Error> {
+    CallToolParams::read_params(params.unwrap_or_default(), true)
         .map_err(|e| Error::invalid_params(format!("Invalid params: {e}")))
 }
 
@@ -143,7 +143,7 @@ fn ready(result: Result<Reply, Error>) -> BoxFuture<Result<Reply, Error>> {
 fn list<P, R>(
     handler: &Option<MethodHandler<P, R>>,
     ctx: RequestContext,
-    params: Option<JsonObject>,
+    params: Option<Params>,
     cacheable: bool,
 ) -> BoxFuture<Result<Reply, Error>>
 where
@@ -161,8 +161,8 @@ where
 fn carrier<P, R>(
     handler: &Option<MethodHandler<P, Outcome<R>>>,
     ctx: RequestContext,
-    params: Option<JsonObject>,
-    parse: fn(Option<JsonObject>) -> Result<P, Error>,
+    params: Option<Params>,
+    parse: fn(Option<Params>) -> Result<P, Error>,
     finish: fn(R, bool) -> Result<Reply, Error>,
     tasks: bool,
 ) -> BoxFuture<Result<Reply, Error>>
@@ -227,7 +227,7 @@ impl Handler for Routes {
                 false,
             ),
             Route::Extra => match h.extra.get(&method) {
-                Some(extra) => extra(ctx, params),
+                Some(extra) => extra(ctx, params.map(Params::into_object)),
                 None => ready(Err(Error::method_not_found(&method))),
             },
         }

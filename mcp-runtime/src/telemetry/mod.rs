@@ -42,8 +42,6 @@ pub(crate) mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub use otel::{Telemetry, TelemetryError, TelemetryErrorKind, record_metrics_with, trace_id};
 
-use crate::protocol::JsonObject;
-
 /// The target of every span this module makes.
 pub const TARGET: &str = "mcp::telemetry";
 
@@ -53,12 +51,13 @@ pub(crate) const OTHER: &str = "_OTHER";
 /// The longest tool or prompt name kept in a span name.
 const MAX_NAME: usize = 128;
 
-/// The span's target: the tool or prompt name a request carries, if any.
-pub(crate) fn target_of<'a>(method: &str, params: Option<&'a JsonObject>) -> Option<&'a str> {
+/// The span's target: the tool or prompt name a request carries (its params' member
+/// `name`, asked of `name` only for the methods that have one), if any.
+pub(crate) fn target_of<'a>(method: &str, name: impl FnOnce(&str) -> Option<&'a serde_json::Value>) -> Option<&'a str> {
     if method != crate::protocol::methods::TOOLS_CALL && method != crate::protocol::methods::PROMPTS_GET {
         return None;
     }
-    let name = params?.get("name")?.as_str()?;
+    let name = name("name")?.as_str()?;
     Some(if looks_like_a_name(name) { name } else { OTHER })
 }
 
@@ -154,12 +153,16 @@ mod tests {
 
     #[test]
     fn targets_are_names_or_other() {
-        let params = |name: &str| json!({ "name": name }).as_object().cloned();
-        assert_eq!(target_of("tools/call", params("provision").as_ref()), Some("provision"));
-        assert_eq!(target_of("prompts/get", params("brief-1.0").as_ref()), Some("brief-1.0"));
-        assert_eq!(target_of("tools/call", params("a b").as_ref()), Some(OTHER));
-        assert_eq!(target_of("tools/call", params(&"x".repeat(129)).as_ref()), Some(OTHER));
-        assert_eq!(target_of("tools/list", params("provision").as_ref()), None);
+        let target = |method: &str, name: &str| {
+            let params = json!({ "name": name });
+            target_of(method, |key| params.get(key)).map(str::to_owned)
+        };
+        assert_eq!(target("tools/call", "provision").as_deref(), Some("provision"));
+        assert_eq!(target("prompts/get", "brief-1.0").as_deref(), Some("brief-1.0"));
+        assert_eq!(target("tools/call", "a b").as_deref(), Some(OTHER));
+        assert_eq!(target("tools/call", &"x".repeat(129)).as_deref(), Some(OTHER));
+        assert_eq!(target("tools/list", "provision"), None);
+        assert_eq!(target_of("tools/call", |_| None), None);
         assert_eq!(span_name("tools/call", Some("provision")), "tools/call provision");
         assert_eq!(span_name("tools/list", None), "tools/list");
     }

@@ -8,7 +8,7 @@ use tracing::field::{Empty, display};
 use super::{TARGET, input_request_keys, is_input_required, is_tool_error, server_code_is_error, span_name, target_of};
 use crate::Error;
 use crate::handler::{Payload, ResultShape, Session};
-use crate::protocol::{JsonObject, JsonRpcRequest, meta_version, methods};
+use crate::protocol::{JsonRpcRequest, Params, meta_version, methods, param};
 
 /// What a transport tells about where a request came from, for its span.
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +33,7 @@ impl ServerSpan {
     /// Open the span of `request`. `known` says whether the server serves a method (an
     /// unknown one is named `_OTHER`); it is asked only when the span or the metrics are on.
     pub(crate) fn start(
-        request: &JsonRpcRequest,
+        request: &JsonRpcRequest<Params>,
         session: &Session,
         transport: Transport,
         known: impl FnOnce(&str) -> bool,
@@ -76,7 +76,7 @@ impl ServerSpan {
         let known = known(&request.method);
         let method = if known { request.method.as_str() } else { super::OTHER };
         let params = request.params.as_ref();
-        let target = if known { target_of(method, params) } else { None };
+        let target = if known { target_of(method, |key| param(params, key)) } else { None };
         let version = protocol_version(params, session);
         if !span.is_disabled() {
             span.record("otel.name", span_name(method, target).as_str());
@@ -181,9 +181,9 @@ impl ServerSpan {
 
 /// The protocol version a request is served under: its `_meta`'s, else its legacy
 /// session's.
-fn protocol_version(params: Option<&JsonObject>, session: &Session) -> Option<String> {
-    match meta_version(params).and_then(serde_json::Value::as_str) {
-        Some(version) => Some(super::version_text(version).to_owned()),
+fn protocol_version(params: Option<&Params>, session: &Session) -> Option<String> {
+    match meta_version(params).and_then(|version| version.as_str()) {
+        Some(version) => Some(super::version_text(&version).to_owned()),
         None => session.legacy().map(|legacy| super::version_text(&legacy.version).to_owned()),
     }
 }

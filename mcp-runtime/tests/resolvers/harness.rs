@@ -251,7 +251,7 @@ pub async fn legacy_call(
                 done = &mut pending => return done.unwrap_or_else(|_| panic!("the connection closed")),
                 message = client.next_message() => match message {
                     Some(JsonRpcMessage::Request(request)) => {
-                        let params = request.params.map(Value::Object).unwrap_or(Value::Null);
+                        let params = request.params.map(|p| Value::Object(p.into())).unwrap_or(Value::Null);
                         let label = label(&request.method, &params);
                         let answer = script.answer(&label);
                         asked.push((request.method, label));

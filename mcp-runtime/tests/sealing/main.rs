@@ -190,7 +190,7 @@ struct Harness {
     next_id: AtomicI64,
 }
 
-fn decode_request(message: &Value) -> JsonRpcRequest {
+fn decode_request(message: &Value) -> JsonRpcRequest<mcp::protocol::Params> {
     match decode_message(&message.to_string()) {
         Ok(JsonRpcMessage::Request(request)) => request,
         other => panic!("not a request: {other:?}"),

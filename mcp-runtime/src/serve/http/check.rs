@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::Error;
 use crate::protocol::tasks::methods as task_methods;
-use crate::protocol::{JsonObject, member_of, meta_version, methods};
+use crate::protocol::{Params, meta_version, methods, param};
 use crate::wire::headers::{HeaderParam, PARAM_PREFIX, ParamKind, decode_value};
 
 use super::names::{METHOD, NAME, PROTOCOL_VERSION};
@@ -54,11 +54,11 @@ fn same_integer(body: &Value, value: i64) -> bool {
 pub fn validate(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&JsonObject>,
+    params: Option<&Params>,
     tool_params: &[HeaderParam],
 ) -> Result<(), Error> {
-    if let Some(version) = meta_version(params).and_then(Value::as_str) {
-        expect_header(headers, &PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
+    if let Some(version) = meta_version(params).and_then(|version| version.as_str()) {
+        expect_header(headers, &PROTOCOL_VERSION, "MCP-Protocol-Version", &version)?;
     }
     expect_header(headers, &METHOD, "Mcp-Method", method)?;
     let name_field = match method {
@@ -70,14 +70,14 @@ pub fn validate(
         _ => None,
     };
     if let Some(field) = name_field
-        && let Some(name) = member_of(params, field).and_then(Value::as_str)
+        && let Some(name) = param(params, field).and_then(Value::as_str)
     {
         expect_header(headers, &NAME, "Mcp-Name", name)?;
     }
     if tool_params.is_empty() {
         return Ok(());
     }
-    let arguments = member_of(params, "arguments").and_then(Value::as_object);
+    let arguments = param(params, "arguments").and_then(Value::as_object);
     for param in tool_params {
         let display = format!("Mcp-Param-{}", param.header);
         let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());

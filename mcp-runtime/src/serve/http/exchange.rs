@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::body::Event;
 use crate::handler::{CAPACITY, Caller, CatchUnwind, Outbound, Payload, Session, outcome_frame};
-use crate::protocol::{JsonRpcRequest, RequestId};
+use crate::protocol::{JsonRpcRequest, Params, RequestId};
 use crate::{Error, Server};
 
 /// How a request served in line ended: a whole answer, or a stream that began with a
@@ -28,7 +28,7 @@ pub(crate) enum Served {
 pub(crate) async fn serve_inline(
     server: Server,
     session: Arc<Session>,
-    request: JsonRpcRequest,
+    request: JsonRpcRequest<Params>,
     permit: impl Send + 'static,
     caller: Caller,
 ) -> Served {
@@ -104,7 +104,7 @@ fn finished(
 pub(crate) fn start(
     server: Server,
     session: Arc<Session>,
-    request: JsonRpcRequest,
+    request: JsonRpcRequest<Params>,
     legacy: bool,
     permit: impl Send + 'static,
     caller: Caller,

@@ -59,9 +59,7 @@ pub use security::LOOPBACK_HOSTS;
 use crate::Server;
 use crate::handler::AuthInfo;
 use crate::handler::{Caller, HttpRequest, Session};
-use crate::protocol::{
-    Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, member_of, meta_version, methods,
-};
+use crate::protocol::{Error, ErrorCode, JsonRpcMessage, RequestId, decode_message_with, meta_version, methods, param};
 use crate::server::ListenLifetime;
 use crate::wire::headers::{self, HeaderParam};
 use crate::wire::untrusted::Untrusted;
@@ -395,7 +393,7 @@ impl State {
     async fn request(
         self: Arc<Self>,
         headers: &http::HeaderMap,
-        request: crate::protocol::JsonRpcRequest,
+        request: crate::protocol::JsonRpcRequest<crate::protocol::Params>,
         caller: Caller,
         permit: OwnedSemaphorePermit,
     ) -> Response<HttpBody> {
@@ -433,7 +431,7 @@ impl State {
         }
         if modern {
             let tool_params = if request.method == methods::TOOLS_CALL {
-                let name = member_of(request.params.as_ref(), "name").and_then(Value::as_str).unwrap_or_default();
+                let name = param(request.params.as_ref(), "name").and_then(Value::as_str).unwrap_or_default();
                 self.tool_params(name).await
             } else {
                 Vec::new()
@@ -483,7 +481,7 @@ impl State {
     async fn run_reporting(
         &self,
         session: Arc<Session>,
-        request: crate::protocol::JsonRpcRequest,
+        request: crate::protocol::JsonRpcRequest<crate::protocol::Params>,
         legacy: bool,
         caller: Caller,
         permit: OwnedSemaphorePermit,
@@ -509,7 +507,7 @@ impl State {
     async fn serve(
         &self,
         session: Arc<Session>,
-        request: crate::protocol::JsonRpcRequest,
+        request: crate::protocol::JsonRpcRequest<crate::protocol::Params>,
         legacy: bool,
         permit: impl Send + 'static,
         caller: Caller,

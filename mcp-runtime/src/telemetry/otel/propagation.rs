@@ -49,11 +49,10 @@ impl Injector for MetaInjector<'_> {
 /// `span` (before it starts). Whatever is malformed there is ignored: the span stays
 /// where it was.
 #[cfg(feature = "server")]
-pub(crate) fn adopt_parent(span: &tracing::Span, params: Option<&JsonObject>) {
-    let Some(meta) = params.and_then(|p| p.get("_meta")).and_then(Value::as_object) else { return };
-    if !meta.contains_key("traceparent") {
-        return;
-    }
+pub(crate) fn adopt_parent(span: &tracing::Span, params: Option<&crate::protocol::Params>) {
+    // Most requests carry no trace context: asked of `_meta`'s text, without building it.
+    let Some(params) = params.filter(|p| p.meta_fields(&["traceparent"])[0].is_some()) else { return };
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else { return };
     // From an empty context: extracting into the current one would make an ambient span
     // look like a remote parent when the `_meta` one is invalid.
     let remote = global::get_text_map_propagator(|p| p.extract_with_context(&Context::new(), &MetaExtractor(meta)));

@@ -1,0 +1,313 @@
+//! A request's params as they arrived: the text of the object, checked under the strict
+//! rules when the message was read, with its tree built only for a reader that asks.
+//!
+//! Most requests are read for a few members (the tool's `name`, `_meta`'s protocol
+//! version and capabilities, `requestState` if present) and their `arguments`. Building the
+//! whole object as a [`Value`] tree first (a map, its keys, every string of `_meta`) was
+//! about a fifth of the cost of serving a call; here each member is found by its place in
+//! the text, and built alone, once, when it is read.
+
+mod field;
+mod read;
+
+use std::fmt;
+use std::ops::{Deref, DerefMut, Range};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+#[cfg(feature = "server")]
+pub(crate) use field::Field;
+pub(crate) use field::Taken;
+#[cfg(test)]
+pub(crate) use read::read_text;
+pub(crate) use read::{ParamsIn, ParamsSeed};
+
+use super::JsonObject;
+use super::strict::parse_strict;
+
+/// The most members a params object (or its `_meta`) may have to be kept as text; one
+/// with more is read into its tree at once, as an unusual or hostile one may be.
+const INDEXED: usize = 8;
+
+/// A request's `params` object, `_meta` included.
+///
+/// It reads as a [`JsonObject`] (it dereferences to one) and is built from one with
+/// [`From`]. A request read from the wire keeps the text it arrived as, checked under the
+/// strict rules (nesting limit, no duplicate keys), and builds the object only when it is
+/// first dereferenced; [`get`](Self::get) builds only the member asked for.
+///
+/// ```
+/// use mcp::protocol::{JsonObject, Params};
+///
+/// let mut object = JsonObject::new();
+/// object.insert("name".into(), "echo".into());
+/// let mut params = Params::from(object);
+/// assert_eq!(params.get("name").and_then(|v| v.as_str()), Some("echo"));
+/// params.insert("arguments".into(), serde_json::json!({"text": "hi"}));
+/// assert_eq!(params.len(), 2);
+/// ```
+pub struct Params(Repr);
+
+enum Repr {
+    /// As read: the text and where each member lies in it.
+    Text(Box<Text>),
+    /// Built (by a caller, or once changed).
+    Tree(Box<JsonObject>),
+}
+
+/// The text of a params object read from the wire (rewritten compactly: the members as
+/// they were, without the whitespace between them), with its members' places.
+struct Text {
+    text: Box<str>,
+    /// Each member's name (written without escapes) and value, in order.
+    members: [Member; INDEXED],
+    len: usize,
+    /// The places of `_meta`'s members, when there is a `_meta` (always an object here).
+    meta: [Place; INDEXED],
+    meta_len: usize,
+    /// The whole object, once asked for.
+    tree: OnceLock<JsonObject>,
+}
+
+/// Where a member's name and value lie in the text.
+#[derive(Debug, Clone, Default)]
+struct Place {
+    key: Range<u32>,
+    value: Range<u32>,
+}
+
+#[derive(Default)]
+struct Member {
+    place: Place,
+    /// The value, once asked for.
+    built: OnceLock<Value>,
+}
+
+impl Clone for Member {
+    fn clone(&self) -> Self {
+        Member { place: self.place.clone(), built: OnceLock::new() }
+    }
+}
+
+impl Text {
+    fn slice(&self, range: &Range<u32>) -> &str {
+        self.text.get(range.start as usize..range.end as usize).unwrap_or_default()
+    }
+
+    /// Member `key`: its value's text and its slot.
+    fn find(&self, key: &str) -> Option<(&str, &Member)> {
+        let member = self.members[..self.len].iter().find(|m| self.slice(&m.place.key) == key)?;
+        Some((self.slice(&member.place.value), member))
+    }
+
+    fn tree(&self) -> &JsonObject {
+        self.tree.get_or_init(|| build_object(&self.text))
+    }
+}
+
+/// The object a params text already checked is (empty if it somehow is not one).
+fn build_object(text: &str) -> JsonObject {
+    match build(text) {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The tree of a text already checked under the strict rules (so reading it again cannot
+/// fail; if it somehow did, the result is `null`, not a panic).
+fn build(text: &str) -> Value {
+    let built = parse_strict(text, usize::MAX);
+    debug_assert!(built.is_ok(), "params were checked when read");
+    built.unwrap_or(Value::Null)
+}
+
+impl Params {
+    /// An empty params object.
+    pub fn new() -> Self {
+        Params(Repr::Tree(Box::default()))
+    }
+
+    /// The member `key`, as [`JsonObject::get`] finds it. Params read from the wire build
+    /// this member alone (once), not the whole object.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match &self.0 {
+            Repr::Text(text) => text.find(key).map(|(value, member)| member.built.get_or_init(|| build(value))),
+            Repr::Tree(object) => super::member::member(object, key),
+        }
+    }
+
+    /// The object, built if it was not yet.
+    pub fn into_object(self) -> JsonObject {
+        match self.0 {
+            Repr::Text(text) => {
+                let Text { text, tree, .. } = *text;
+                tree.into_inner().unwrap_or_else(|| build_object(&text))
+            }
+            Repr::Tree(object) => *object,
+        }
+    }
+
+    /// The member `key`, as its text when the params were read from the wire (nothing is
+    /// built), or as its value.
+    #[cfg(feature = "server")]
+    pub(crate) fn field(&self, key: &str) -> Option<Field<'_>> {
+        match &self.0 {
+            Repr::Text(text) => text.find(key).map(|(value, member)| match member.built.get() {
+                Some(built) => Field::Value(built),
+                None => Field::Text(value),
+            }),
+            Repr::Tree(object) => super::member::member(object, key).map(Field::Value),
+        }
+    }
+
+    /// Take each member in order, with its name: moved out of the tree, or, for params
+    /// kept as text, handed over as its text to build only if `each` asks.
+    pub(crate) fn take_each<E>(self, mut each: impl FnMut(&str, Taken<'_>) -> Result<(), E>) -> Result<(), E> {
+        match self.0 {
+            Repr::Text(mut text) => {
+                let text = &mut *text;
+                for member in &mut text.members[..text.len] {
+                    let slice = |range: &Range<u32>| text.text.get(range.start as usize..range.end as usize);
+                    let taken = match member.built.take() {
+                        Some(built) => Taken::Value(built),
+                        None => Taken::Text(slice(&member.place.value).unwrap_or("null")),
+                    };
+                    each(slice(&member.place.key).unwrap_or_default(), taken)?;
+                }
+            }
+            Repr::Tree(object) => {
+                for (key, value) in *object {
+                    each(&key, Taken::Value(value))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The members `keys` of `_meta`, without building `_meta`; none if `_meta` is absent
+    /// or not an object.
+    #[cfg(feature = "server")]
+    pub(crate) fn meta_fields<const N: usize>(&self, keys: &[&str; N]) -> [Option<Field<'_>>; N] {
+        let mut found = [None; N];
+        match &self.0 {
+            Repr::Text(text) => {
+                for place in &text.meta[..text.meta_len] {
+                    let name = text.slice(&place.key);
+                    if let Some(at) = keys.iter().position(|key| *key == name) {
+                        found[at] = Some(Field::Text(text.slice(&place.value)));
+                    }
+                }
+            }
+            Repr::Tree(object) => {
+                if let Some(Value::Object(meta)) = super::member::member(object, "_meta") {
+                    for (slot, key) in found.iter_mut().zip(keys) {
+                        *slot = super::member::member(meta, key).map(Field::Value);
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether `_meta` is there and an object.
+    #[cfg(feature = "server")]
+    pub(crate) fn has_meta_object(&self) -> bool {
+        match &self.0 {
+            // Params whose `_meta` is not an object are not kept as text.
+            Repr::Text(text) => text.find("_meta").is_some(),
+            Repr::Tree(object) => super::member::member(object, "_meta").is_some_and(Value::is_object),
+        }
+    }
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params::new()
+    }
+}
+
+impl From<JsonObject> for Params {
+    fn from(object: JsonObject) -> Self {
+        Params(Repr::Tree(Box::new(object)))
+    }
+}
+
+impl From<Params> for JsonObject {
+    fn from(params: Params) -> Self {
+        params.into_object()
+    }
+}
+
+impl Deref for Params {
+    type Target = JsonObject;
+
+    fn deref(&self) -> &JsonObject {
+        match &self.0 {
+            Repr::Text(text) => text.tree(),
+            Repr::Tree(object) => object,
+        }
+    }
+}
+
+impl DerefMut for Params {
+    /// The object, to change: params kept as text are built, and the text dropped.
+    fn deref_mut(&mut self) -> &mut JsonObject {
+        if let Repr::Text(text) = &mut self.0 {
+            let built = text.tree.take().unwrap_or_else(|| build_object(&text.text));
+            self.0 = Repr::Tree(Box::new(built));
+        }
+        match &mut self.0 {
+            Repr::Tree(object) => object,
+            Repr::Text(_) => unreachable!("made a tree just above"),
+        }
+    }
+}
+
+impl Clone for Params {
+    fn clone(&self) -> Self {
+        Params(match &self.0 {
+            Repr::Text(text) => Repr::Text(Box::new(Text {
+                text: text.text.clone(),
+                members: text.members.clone(),
+                len: text.len,
+                meta: text.meta.clone(),
+                meta_len: text.meta_len,
+                tree: OnceLock::new(),
+            })),
+            Repr::Tree(object) => Repr::Tree(object.clone()),
+        })
+    }
+}
+
+impl PartialEq for Params {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl Serialize for Params {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Text(text) => match serde_json::from_str::<&RawValue>(&text.text) {
+                Ok(raw) => raw.serialize(serializer),
+                Err(_) => (**self).serialize(serializer),
+            },
+            Repr::Tree(object) => object.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        JsonObject::deserialize(deserializer).map(Params::from)
+    }
+}
