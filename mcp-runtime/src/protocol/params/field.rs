@@ -1,7 +1,9 @@
 //! A member of params as a reader gets it: its text (nothing built) or its value.
 
+#[cfg(feature = "server")]
 use std::borrow::Cow;
 
+#[cfg(feature = "server")]
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
