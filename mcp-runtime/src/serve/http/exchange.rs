@@ -2,6 +2,7 @@
 //! and final response flow out as events, and the task stops (cancelling the handler)
 //! as soon as nobody is listening any more.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
@@ -51,50 +52,65 @@ pub(crate) async fn serve_inline(
     };
     let (events, receiver) = mpsc::channel(CAPACITY);
     tokio::spawn(async move {
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                () = events.closed() => {
-                    tracing::debug!(%id, "client went away; cancelling the request");
-                    return;
-                }
-                Some(frame) = notify_rx.recv() => {
-                    if events.send(Event::Message(frame)).await.is_err() {
-                        return;
-                    }
-                }
-                outcome = &mut handler => break outcome,
-            }
-        };
-        while let Ok(frame) = notify_rx.try_recv() {
-            if events.send(Event::Message(frame)).await.is_err() {
-                return;
-            }
-        }
+        let Some(outcome) = forward(&mut handler, &mut notify_rx, &events, &id).await else { return };
         let (frame, code) = outcome_frame(&id, outcome);
         let _ = events.send(Event::Last(frame, code)).await;
     });
     Served::Streaming(Event::Message(first), receiver)
 }
 
+/// What a handler's future ends with: its answer, or `Err` if it panicked.
+type Outcome = Result<Result<Payload, Error>, ()>;
+
+/// Forward the notifications `handler` sends as events until it finishes, then those
+/// still waiting: its outcome, or `None` if the client went away first (whoever holds
+/// `handler` then drops it, cancelling the request).
+async fn forward(
+    handler: &mut (impl Future<Output = Outcome> + Unpin),
+    notify_rx: &mut mpsc::Receiver<String>,
+    events: &mpsc::Sender<Event>,
+    id: &RequestId,
+) -> Option<Outcome> {
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            () = events.closed() => {
+                tracing::debug!(%id, "client went away; cancelling the request");
+                return None;
+            }
+            Some(frame) = notify_rx.recv() => {
+                if events.send(Event::Message(frame)).await.is_err() {
+                    return None;
+                }
+            }
+            outcome = &mut *handler => break outcome,
+        }
+    };
+    forward_waiting(notify_rx, events).await.then_some(outcome)
+}
+
+/// Forward the notifications already waiting in `notify_rx` as events: false if the
+/// client went away.
+async fn forward_waiting(notify_rx: &mut mpsc::Receiver<String>, events: &mpsc::Sender<Event>) -> bool {
+    while let Ok(frame) = notify_rx.try_recv() {
+        if events.send(Event::Message(frame)).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
 /// How an inline request that finished ends: its answer alone, or, when notifications
 /// raced it (still in `notify_rx`), a stream of them and then the answer.
-fn finished(
-    id: &RequestId,
-    outcome: Result<Result<Payload, Error>, ()>,
-    notify_rx: Option<mpsc::Receiver<String>>,
-) -> Served {
+fn finished(id: &RequestId, outcome: Outcome, notify_rx: Option<mpsc::Receiver<String>>) -> Served {
     let (frame, code) = outcome_frame(id, outcome);
     let Some(mut notify_rx) = notify_rx else { return Served::Done(frame, code) };
     let Ok(first) = notify_rx.try_recv() else { return Served::Done(frame, code) };
     let (events, receiver) = mpsc::channel(CAPACITY);
     tokio::spawn(async move {
-        while let Ok(more) = notify_rx.try_recv() {
-            if events.send(Event::Message(more)).await.is_err() {
-                return;
-            }
+        if forward_waiting(&mut notify_rx, &events).await {
+            let _ = events.send(Event::Last(frame, code)).await;
         }
-        let _ = events.send(Event::Last(frame, code)).await;
     });
     Served::Streaming(Event::Message(first), receiver)
 }
@@ -118,31 +134,10 @@ pub(crate) fn start(
         let (notify_tx, mut notify_rx) = mpsc::channel::<String>(CAPACITY);
         let handler = CatchUnwind::new(server.dispatch_from(&task_session, request, notify_tx.into(), caller));
         tokio::pin!(handler);
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                () = events.closed() => {
-                    tracing::debug!(id = %task_id, "client went away; cancelling the request");
-                    task_session.finish_request(&task_id);
-                    return;
-                }
-                Some(frame) = notify_rx.recv() => {
-                    if events.send(Event::Message(frame)).await.is_err() {
-                        task_session.finish_request(&task_id);
-                        return;
-                    }
-                }
-                outcome = &mut handler => break outcome,
-            }
-        };
-        while let Ok(frame) = notify_rx.try_recv() {
-            if events.send(Event::Message(frame)).await.is_err() {
-                task_session.finish_request(&task_id);
-                return;
-            }
-        }
-        let (frame, code) = outcome_frame(&task_id, outcome);
+        let outcome = forward(&mut handler, &mut notify_rx, &events, &task_id).await;
         task_session.finish_request(&task_id);
+        let Some(outcome) = outcome else { return };
+        let (frame, code) = outcome_frame(&task_id, outcome);
         let _ = events.send(Event::Last(frame, code)).await;
     };
     if legacy {
