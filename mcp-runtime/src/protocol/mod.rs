@@ -63,6 +63,8 @@ pub(crate) use member::{meta_version, param};
 pub use meta::*;
 pub use mrtr::*;
 pub use notifications::*;
+#[cfg(feature = "server")]
+pub(crate) use params::Field;
 pub use params::Params;
 #[cfg(test)]
 pub(crate) use params::read_text as read_params_text;

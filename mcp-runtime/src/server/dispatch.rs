@@ -411,7 +411,7 @@ impl ModernMeta {
             return Err(Error::unsupported_protocol_version(&version));
         };
         let capabilities = match capabilities {
-            Some(caps) => caps.decode().map_err(|e| {
+            Some(caps) => super::client_meta::capabilities(caps).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_CAPABILITIES))
             })?,
             None => {
@@ -422,7 +422,7 @@ impl ModernMeta {
             }
         };
         let client_info = match client_info {
-            Some(info) => Some(info.decode().map_err(|e| {
+            Some(info) => Some(super::client_meta::client_info(info).map_err(|e| {
                 Error::invalid_params(format!("Invalid params: _meta[\"{}\"]: {e}", keys::CLIENT_INFO))
             })?),
             None => None,

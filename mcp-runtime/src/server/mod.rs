@@ -26,6 +26,7 @@
 //! assert_eq!(server.info().name, "Echo");
 //! ```
 
+mod client_meta;
 mod describe;
 mod dispatch;
 mod dynamic_tools;
