@@ -105,7 +105,7 @@ impl Boundary {
                 return Ok(());
             }
             Some(Value::Null) => {
-                params.remove("requestState");
+                params.set("requestState", None);
                 crate::telemetry::record_request_state(span, "absent");
                 return Ok(());
             }
@@ -135,7 +135,8 @@ impl Boundary {
                 Err(error) => return Err(store_failed(span, &binding.method, &error)),
             }
         }
-        params.insert("requestState".to_owned(), Value::String(envelope.s));
+        // Set in place: params kept as text keep it for their other members.
+        params.set("requestState", Some(Value::String(envelope.s)));
         crate::telemetry::record_request_state(span, "ok");
         Ok(())
     }

@@ -82,13 +82,24 @@ struct Place {
 #[derive(Default)]
 struct Member {
     place: Place,
-    /// The value, once asked for.
+    /// The value, once asked for (or set).
     built: OnceLock<Value>,
+    /// Whether the member was set: its value is `built` (its text is stale), or, when
+    /// `built` is empty, it was removed.
+    set: bool,
+}
+
+impl Member {
+    fn removed(&self) -> bool {
+        self.set && self.built.get().is_none()
+    }
 }
 
 impl Clone for Member {
     fn clone(&self) -> Self {
-        Member { place: self.place.clone(), built: OnceLock::new() }
+        // A value read from the text is read again if asked; one set is the member.
+        let built = if self.set { self.built.clone() } else { OnceLock::new() };
+        Member { place: self.place.clone(), built, set: self.set }
     }
 }
 
@@ -99,12 +110,34 @@ impl Text {
 
     /// Member `key`: its value's text and its slot.
     fn find(&self, key: &str) -> Option<(&str, &Member)> {
-        let member = self.members[..self.len].iter().find(|m| self.slice(&m.place.key) == key)?;
+        let member = self.members[..self.len].iter().find(|m| !m.removed() && self.slice(&m.place.key) == key)?;
         Some((self.slice(&member.place.value), member))
     }
 
     fn tree(&self) -> &JsonObject {
-        self.tree.get_or_init(|| build_object(&self.text))
+        self.tree.get_or_init(|| self.build())
+    }
+
+    /// The object: its text's, with the members set since.
+    fn build(&self) -> JsonObject {
+        let mut object = build_object(&self.text);
+        for member in self.members[..self.len].iter().filter(|m| m.set) {
+            let key = self.slice(&member.place.key);
+            match member.built.get() {
+                Some(value) => {
+                    object.insert(key.to_owned(), value.clone());
+                }
+                None => {
+                    object.shift_remove(key);
+                }
+            }
+        }
+        object
+    }
+
+    /// Whether a member was set since the text was read.
+    fn changed(&self) -> bool {
+        self.members[..self.len].iter().any(|m| m.set)
     }
 }
 
@@ -142,11 +175,32 @@ impl Params {
     /// The object, built if it was not yet.
     pub fn into_object(self) -> JsonObject {
         match self.0 {
-            Repr::Text(text) => {
-                let Text { text, tree, .. } = *text;
-                tree.into_inner().unwrap_or_else(|| build_object(&text))
-            }
+            Repr::Text(mut text) => text.tree.take().unwrap_or_else(|| text.build()),
             Repr::Tree(object) => *object,
+        }
+    }
+
+    /// Set member `key` to `value`, or remove it (`None`). Params kept as text keep it for
+    /// their other members (a member new to them, or `_meta`, makes them a tree).
+    pub(crate) fn set(&mut self, key: &str, value: Option<Value>) {
+        if let Repr::Text(text) = &mut self.0
+            && key != "_meta"
+            && let Some(at) =
+                text.members[..text.len].iter().position(|m| !m.removed() && text.slice(&m.place.key) == key)
+        {
+            let member = &mut text.members[at];
+            member.built = value.map_or_else(OnceLock::new, OnceLock::from);
+            member.set = true;
+            text.tree = OnceLock::new();
+            return;
+        }
+        match value {
+            Some(value) => {
+                self.insert(key.to_owned(), value);
+            }
+            None => {
+                self.shift_remove(key);
+            }
         }
     }
 
@@ -169,7 +223,7 @@ impl Params {
         match self.0 {
             Repr::Text(mut text) => {
                 let text = &mut *text;
-                for member in &mut text.members[..text.len] {
+                for member in text.members[..text.len].iter_mut().filter(|m| !m.removed()) {
                     let slice = |range: &Range<u32>| text.text.get(range.start as usize..range.end as usize);
                     let taken = match member.built.take() {
                         Some(built) => Taken::Value(built),
@@ -256,7 +310,7 @@ impl DerefMut for Params {
     /// The object, to change: params kept as text are built, and the text dropped.
     fn deref_mut(&mut self) -> &mut JsonObject {
         if let Repr::Text(text) = &mut self.0 {
-            let built = text.tree.take().unwrap_or_else(|| build_object(&text.text));
+            let built = text.tree.take().unwrap_or_else(|| text.build());
             self.0 = Repr::Tree(Box::new(built));
         }
         match &mut self.0 {
@@ -297,6 +351,7 @@ impl fmt::Debug for Params {
 impl Serialize for Params {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
+            Repr::Text(text) if text.changed() => (**self).serialize(serializer),
             Repr::Text(text) => match serde_json::from_str::<&RawValue>(&text.text) {
                 Ok(raw) => raw.serialize(serializer),
                 Err(_) => (**self).serialize(serializer),

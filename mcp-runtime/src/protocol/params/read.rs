@@ -123,7 +123,10 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
 /// or a string with escapes (reading a value's text does not refuse an unpaired surrogate);
 /// a plain string or a number has nothing more to check.
 fn checked<'de, E: de::Error>(text: &'de str, strict: Strict<'_>) -> Result<&'de str, E> {
-    if text.starts_with(['{', '[']) || (text.starts_with('"') && text.contains('\\')) {
+    if text == "{}" || text == "[]" {
+        // Nothing inside to check: only the level it opens counts.
+        strict.open::<E>()?;
+    } else if text.starts_with(['{', '[']) || (text.starts_with('"') && text.contains('\\')) {
         strict.check_text(text).map_err(|_| E::custom("invalid params"))?;
     }
     Ok(text)
@@ -358,6 +361,16 @@ mod tests {
             let refused = params(&text).err().unwrap_or_default();
             assert!(refused.contains(error), "{text}: {refused}");
         }
+        // An empty container still opens a level: `{}` inside params inside the message is
+        // three levels deep, in a member of params or of `_meta`.
+        for inner in [r#"{"a":{}}"#, r#"{"a":[]}"#, r#"{"_meta":{"a":{}}}"#, r#"{"_meta":{}}"#] {
+            let levels = if inner.starts_with(r#"{"_meta":{""#) { 4 } else { 3 };
+            let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{inner}}}"#);
+            let read =
+                |depth| super::super::super::decode_message_with(&message, depth).map(|_| ()).map_err(|e| e.code);
+            assert_eq!(read(levels), Ok(()), "{inner}");
+            assert_eq!(read(levels - 1), Err(-32600), "{inner}");
+        }
         assert_eq!(params("[1]").err().as_deref(), Some("Invalid params: params must be a JSON object"));
         assert_eq!(params("null").map(|p| p.len()), Ok(0));
     }
@@ -397,6 +410,44 @@ mod tests {
         assert_eq!(read.get("requestState"), None);
         assert_eq!(read.get("extra"), Some(&json!(1)));
         assert_eq!(serde_json::to_value(&read).ok(), Some(json!({"name": "echo", "extra": 1})));
+        // Set in place: the text stays for the other members.
+        let mut read =
+            params(r#"{"name":"echo","requestState":"s","arguments":{"a":1},"_meta":{"k":1}}"#).expect("valid");
+        read.set("requestState", Some(json!("plain")));
+        assert!(kept_as_text(&read));
+        assert_eq!(read.get("requestState"), Some(&json!("plain")));
+        read.set("arguments", None);
+        assert!(kept_as_text(&read));
+        assert_eq!(read.get("arguments"), None);
+        assert!(read.field("arguments").is_none());
+        let object = json!({"name": "echo", "requestState": "plain", "_meta": {"k": 1}});
+        assert_eq!(Value::Object((*read).clone()), object);
+        assert_eq!(serde_json::to_value(&read).ok(), Some(object.clone()));
+        assert_eq!(Value::Object(read.clone().into_object()), object);
+        let mut members = Vec::new();
+        read.clone()
+            .take_each(|key, value| {
+                members.push((key.to_owned(), value.into_value()));
+                Ok::<(), ()>(())
+            })
+            .expect("no error");
+        assert_eq!(
+            members,
+            [
+                ("name".to_owned(), json!("echo")),
+                ("requestState".to_owned(), json!("plain")),
+                ("_meta".to_owned(), json!({"k": 1})),
+            ]
+        );
+        // A member new to the params, or `_meta`, makes them a tree.
+        let mut grown = read.clone();
+        grown.set("extra", Some(json!(2)));
+        assert!(!kept_as_text(&grown));
+        assert_eq!(grown.get("extra"), Some(&json!(2)));
+        assert_eq!(grown.get("requestState"), Some(&json!("plain")));
+        read.set("_meta", None);
+        assert!(!kept_as_text(&read));
+        assert_eq!(Value::Object(read.into_object()), json!({"name": "echo", "requestState": "plain"}));
         let kept = params(r#"{ "name" : "echo" }"#).expect("valid");
         assert_eq!(serde_json::to_string(&kept).ok().as_deref(), Some(r#"{ "name" : "echo" }"#));
     }
