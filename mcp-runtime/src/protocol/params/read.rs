@@ -94,13 +94,7 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
         // `_meta`: its place among the members, and its own members.
         let mut meta: Option<(usize, [Found<'de>; INDEXED], usize)> = None;
         while let Some(key) = map.next_key_seed(KeyText)? {
-            let Cow::Borrowed(key) = key else { return Err(unusual()) };
-            if len == INDEXED {
-                return Err(unusual());
-            }
-            if members[..len].iter().any(|(seen, _)| *seen == key) {
-                return Err(inner.fail(StrictJsonError::DuplicateKey));
-            }
+            let key = kept_name(key, &members[..len], inner)?;
             if key == "_meta" {
                 let (found, found_len) = map.next_value_seed(MetaSeed(inner))?;
                 meta = Some((len, found, found_len));
@@ -117,6 +111,20 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
         let params = placed(self.message, &members[..len], meta).ok_or_else(unusual)?;
         Ok(ParamsIn::Object(params))
     }
+}
+
+/// A member's name, to keep with those `found` before it: written without escapes (so it
+/// lies in the message as it reads), not one past [`INDEXED`], and not repeated (a
+/// violation of the rules at the place of `strict`).
+fn kept_name<'de, E: de::Error>(key: Cow<'de, str>, found: &[Found<'de>], strict: Strict<'_>) -> Result<&'de str, E> {
+    let Cow::Borrowed(key) = key else { return Err(unusual()) };
+    if found.len() == INDEXED {
+        return Err(unusual());
+    }
+    if found.iter().any(|(seen, _)| *seen == key) {
+        return Err(strict.fail(StrictJsonError::DuplicateKey));
+    }
+    Ok(key)
 }
 
 /// `text`, a value read at the place of `strict`, checked under its rules: a container,
@@ -155,13 +163,7 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
         let mut found: [Found<'de>; INDEXED] = [("", ""); INDEXED];
         let mut len = 0;
         while let Some(key) = map.next_key_seed(KeyText)? {
-            let Cow::Borrowed(key) = key else { return Err(unusual()) };
-            if len == INDEXED {
-                return Err(unusual());
-            }
-            if found[..len].iter().any(|(seen, _)| *seen == key) {
-                return Err(inner.fail(StrictJsonError::DuplicateKey));
-            }
+            let key = kept_name(key, &found[..len], inner)?;
             found[len] = (key, checked(map.next_value::<&'de RawValue>()?.get(), inner)?);
             len += 1;
         }
