@@ -77,6 +77,12 @@ impl<'a> Strict<'a> {
         read_strict(text, Check(*self), self.violation)
     }
 
+    /// Read `text`, a whole value read at this level's place, under the rules; why it
+    /// fails is recorded as [`fail`](Self::fail) records it.
+    pub(super) fn read_text(&self, text: &str) -> Result<Value, StrictJsonError> {
+        read_strict(text, *self, self.violation)
+    }
+
     /// The seed for the values inside a container opened at this level.
     pub(super) fn open<E: de::Error>(&self) -> Result<Self, E> {
         match self.depth_left.checked_sub(1) {

@@ -13,6 +13,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::super::strict::{Check, KeyText, Strict, StrictJsonError};
@@ -90,6 +91,8 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsIn, A::Error> {
         let inner = self.strict.open()?;
         let mut members: [Found<'de>; INDEXED] = [("", ""); INDEXED];
+        // The members built as they were read (see below).
+        let mut built: [Option<Value>; INDEXED] = Default::default();
         let mut len = 0;
         // `_meta`: its place among the members, and its own members.
         let mut meta: Option<(usize, [Found<'de>; INDEXED], usize)> = None;
@@ -100,7 +103,17 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
                 meta = Some((len, found, found_len));
                 members[len] = (key, "");
             } else {
-                members[len] = (key, checked(map.next_value::<&'de RawValue>()?.get(), inner)?);
+                let text = map.next_value::<&'de RawValue>()?.get();
+                // A container (`arguments`, `inputResponses`) is read by whoever serves the
+                // request: built now, it is checked as it is built, where checking it and
+                // building it later read it twice.
+                if text.starts_with(['{', '[']) && text.len() > 2 {
+                    let value = inner.read_text(text).map_err(|_| de::Error::custom("invalid params"))?;
+                    built[len] = Some(value);
+                    members[len] = (key, text);
+                } else {
+                    members[len] = (key, checked(text, inner)?);
+                }
             }
             len += 1;
         }
@@ -108,7 +121,7 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
             return Ok(ParamsIn::Object(Params::new()));
         }
         let meta = meta.as_ref().map(|(at, found, n)| (*at, &found[..*n]));
-        let params = placed(self.message, &members[..len], meta).ok_or_else(unusual)?;
+        let params = placed(self.message, &members[..len], &mut built, meta).ok_or_else(unusual)?;
         Ok(ParamsIn::Object(params))
     }
 }
@@ -171,11 +184,16 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
     }
 }
 
-/// The params whose members are `members` (at least one), with `_meta`'s members and
-/// `_meta`'s place among them, all lying in `message`: the object's text copied out, and
-/// the places of the members in it. `None` if something is not where it should be (it
+/// The params whose members are `members` (at least one; those already built in `built`),
+/// with `_meta`'s members and `_meta`'s place among them, all lying in `message`: the
+/// object's text copied out, and the places of the members in it. `None` if something is not where it should be (it
 /// always is: the parts were read from `message`), or past what the places can count.
-fn placed(message: &str, members: &[Found<'_>], meta: Option<(usize, &[Found<'_>])>) -> Option<Params> {
+fn placed(
+    message: &str,
+    members: &[Found<'_>],
+    built: &mut [Option<Value>; INDEXED],
+    meta: Option<(usize, &[Found<'_>])>,
+) -> Option<Params> {
     let bytes = message.as_bytes();
     let span = |part: &str| -> Option<Range<usize>> {
         let start = (part.as_ptr() as usize).checked_sub(message.as_ptr() as usize)?;
@@ -214,8 +232,11 @@ fn placed(message: &str, members: &[Found<'_>], meta: Option<(usize, &[Found<'_>
         shift(range.start)..shift(range.end)
     };
     let mut places: [Member; INDEXED] = Default::default();
-    for (slot, (key, value)) in places.iter_mut().zip(found) {
+    for ((slot, (key, value)), built) in places.iter_mut().zip(found).zip(built) {
         slot.place = Place { key: local(key), value: local(value) };
+        if let Some(value) = built.take() {
+            slot.built = OnceLock::from(value);
+        }
     }
     let mut meta_places: [Place; INDEXED] = Default::default();
     let meta_found = meta.map_or(&[][..], |(_, found)| found);
@@ -377,7 +398,8 @@ mod tests {
         assert_eq!(params("null").map(|p| p.len()), Ok(0));
     }
 
-    /// A member read is built once, and one taken out as text is built only if asked.
+    /// A member read is built once, and one taken out as text is built only if asked; a
+    /// container (but `_meta`) is built as the message is read.
     #[test]
     fn builds_only_what_is_read() {
         let read = params(r#"{"name":"echo","_meta":{"k":[1]},"arguments":{"t":"x"}}"#).expect("valid");
@@ -398,7 +420,7 @@ mod tests {
             [
                 ("name".to_owned(), true, json!("echo")),
                 ("_meta".to_owned(), false, json!({"k": [1]})),
-                ("arguments".to_owned(), false, json!({"t": "x"})),
+                ("arguments".to_owned(), true, json!({"t": "x"})),
             ]
         );
     }
