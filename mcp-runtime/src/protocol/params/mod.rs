@@ -68,8 +68,9 @@ struct Text {
     /// The places of `_meta`'s members, when there is a `_meta` (always an object here).
     meta: [Place; INDEXED],
     meta_len: usize,
-    /// The whole object, once asked for.
-    tree: OnceLock<JsonObject>,
+    /// The whole object, once asked for (boxed: rarely built, and it would double the
+    /// size of every request's `Text`).
+    tree: OnceLock<Box<JsonObject>>,
 }
 
 /// Where a member's name and value lie in the text.
@@ -115,7 +116,7 @@ impl Text {
     }
 
     fn tree(&self) -> &JsonObject {
-        self.tree.get_or_init(|| self.build())
+        self.tree.get_or_init(|| Box::new(self.build()))
     }
 
     /// The object: its text's, with the members set since.
@@ -175,7 +176,7 @@ impl Params {
     /// The object, built if it was not yet.
     pub fn into_object(self) -> JsonObject {
         match self.0 {
-            Repr::Text(mut text) => text.tree.take().unwrap_or_else(|| text.build()),
+            Repr::Text(mut text) => text.tree.take().map_or_else(|| text.build(), |tree| *tree),
             Repr::Tree(object) => *object,
         }
     }
@@ -311,8 +312,8 @@ impl DerefMut for Params {
     /// The object, to change: params kept as text are built, and the text dropped.
     fn deref_mut(&mut self) -> &mut JsonObject {
         if let Repr::Text(text) = &mut self.0 {
-            let built = text.tree.take().unwrap_or_else(|| text.build());
-            self.0 = Repr::Tree(Box::new(built));
+            let built = text.tree.take().unwrap_or_else(|| Box::new(text.build()));
+            self.0 = Repr::Tree(built);
         }
         match &mut self.0 {
             Repr::Tree(object) => object,
@@ -365,5 +366,16 @@ impl Serialize for Params {
 impl<'de> Deserialize<'de> for Params {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         JsonObject::deserialize(deserializer).map(Params::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// One `Text` is allocated per request: past 1,032 bytes glibc no longer serves it from
+    /// its per-thread cache (a `Text` of 1,072 bytes cost about 500 instructions more per
+    /// request, measured with callgrind).
+    #[test]
+    fn text_fits_the_per_thread_cache() {
+        assert!(size_of::<super::Text>() <= 1024, "{} bytes", size_of::<super::Text>());
     }
 }
