@@ -140,14 +140,23 @@ fn kept_name<'de, E: de::Error>(key: Cow<'de, str>, found: &[Found<'de>], strict
     Ok(key)
 }
 
-/// `text`, a value read at the place of `strict`, checked under its rules: a container,
-/// or a string with escapes (reading a value's text does not refuse an unpaired surrogate);
-/// a plain string or a number has nothing more to check.
+/// `text`, a value read at the place of `strict`, checked under its rules. Capturing a
+/// value's text checks its syntax only: a string's escapes (an unpaired surrogate) and a
+/// number's range (`1e400`) are checked by reading it, and a container's depth and keys.
+/// What needs nothing more: a string without escapes, `true`, `false`, `null`, an integer
+/// short enough to fit, and an empty container (only the level it opens counts).
 fn checked<'de, E: de::Error>(text: &'de str, strict: Strict<'_>) -> Result<&'de str, E> {
-    if text == "{}" || text == "[]" {
-        // Nothing inside to check: only the level it opens counts.
-        strict.open::<E>()?;
-    } else if text.starts_with(['{', '[']) || (text.starts_with('"') && text.contains('\\')) {
+    let plain = match text.as_bytes().first() {
+        Some(b'"') => !text.contains('\\'),
+        Some(b't' | b'f' | b'n') => true,
+        Some(b'{' | b'[') if text.len() == 2 => {
+            strict.open::<E>()?;
+            true
+        }
+        Some(b'{' | b'[') => false,
+        _ => text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit() || b == b'-'),
+    };
+    if !plain {
         strict.check_text(text).map_err(|_| E::custom("invalid params"))?;
     }
     Ok(text)
@@ -379,6 +388,11 @@ mod tests {
             (format!(r#"{{"_meta":{{"x":{deep}}}}}"#), "nested deeper"),
             (r#"{"a":1,"a":}"#.to_owned(), "Parse error"),
             (r#"{"a":"\ud800"}"#.to_owned(), "Parse error"),
+            (r#"{"a":1e400}"#.to_owned(), "Parse error"),
+            (r#"{"a":-1e400,"b":1}"#.to_owned(), "Parse error"),
+            (format!(r#"{{"a":{}}}"#, "9".repeat(400)), "Parse error"),
+            (r#"{"_meta":{"a":1e400}}"#.to_owned(), "Parse error"),
+            (r#"{"_meta":{"a":"\udc00"}}"#.to_owned(), "Parse error"),
         ];
         for (text, error) in cases {
             let refused = params(&text).err().unwrap_or_default();
@@ -394,6 +408,9 @@ mod tests {
             assert_eq!(read(levels), Ok(()), "{inner}");
             assert_eq!(read(levels - 1), Err(-32600), "{inner}");
         }
+        // Found by the fuzzer: a number out of range in a notification's params.
+        let notification = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"p":50777771e3087777777777777777,"total":100}}"#;
+        assert_eq!(decode_message(notification).map(|_| ()).map_err(|e| e.code), Err(-32700));
         assert_eq!(params("[1]").err().as_deref(), Some("Invalid params: params must be a JSON object"));
         assert_eq!(params("null").map(|p| p.len()), Ok(0));
     }
