@@ -126,7 +126,7 @@ impl Limits {
     /// `inputResponses`) before anything reads them.
     pub(crate) fn check_retry_fields(&self, method: &str, params: Option<&Params>) -> Result<(), Error> {
         let Some(params) = params else { return Ok(()) };
-        if let Some(Value::String(state)) = params.get("requestState")
+        if let Some(state) = params.field("requestState").and_then(|state| state.as_str())
             && state.len() > self.max_request_state_bytes
         {
             tracing::warn!(method = ?Untrusted(method), limit = self.max_request_state_bytes, "rejecting an oversized requestState");

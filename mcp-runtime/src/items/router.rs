@@ -15,7 +15,7 @@ use crate::handler::{AuthInfo, BoxFuture, Context, RequestContext, StateNeeds};
 use crate::protocol::{
     CallToolOutcome, CallToolParams, CompleteParams, CompleteResult, CompletionReference, GetPromptOutcome,
     GetPromptParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Params,
-    Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, param,
+    Prompt, ReadResourceOutcome, ReadResourceParams, Resource, ResourceTemplate, Tool, declares_tasks, param_str,
     tasks_capability,
 };
 use crate::tasks::TaskSupport;
@@ -523,8 +523,8 @@ impl SharedItems {
         ctx: RequestContext,
         params: Option<Params>,
     ) -> BoxFuture<Result<CallToolOutcome, Error>> {
-        let name = param(params.as_ref(), "name").and_then(serde_json::Value::as_str);
-        let macro_tool = name.is_some_and(|name| self.tool_calls.contains_key(name));
+        let name = param_str(params.as_ref(), "name");
+        let macro_tool = name.is_some_and(|name| self.tool_calls.contains_key(&*name));
         match CallToolParams::read_params(params.unwrap_or_default(), ctx.is_legacy() || !macro_tool) {
             Ok(params) => self.call_tool(ctx, params),
             Err(e) => {

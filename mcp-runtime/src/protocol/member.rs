@@ -29,6 +29,13 @@ pub(crate) fn param<'a>(params: Option<&'a Params>, key: &str) -> Option<&'a Val
     params.and_then(|params| params.get(key))
 }
 
+/// Member `key` of a request's params if it is a string: borrowed from the text the
+/// params arrived as when it has no escapes (nothing is built or copied).
+#[cfg(feature = "server")]
+pub(crate) fn param_str<'a>(params: Option<&'a Params>, key: &str) -> Option<std::borrow::Cow<'a, str>> {
+    params?.field(key)?.as_str()
+}
+
 /// The protocol version a 2026-07-28 request names in its `_meta`, whatever its type.
 #[cfg(feature = "server")]
 pub(crate) fn meta_version(params: Option<&Params>) -> Option<Field<'_>> {

@@ -59,7 +59,7 @@ pub use elicitation::*;
 pub use error::Error;
 pub use jsonrpc::*;
 #[cfg(feature = "server")]
-pub(crate) use member::{meta_version, param};
+pub(crate) use member::{meta_version, param, param_str};
 pub use meta::*;
 pub use mrtr::*;
 pub use notifications::*;

@@ -12,7 +12,7 @@ use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim
 use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
-use crate::protocol::{ErrorCode, Params, methods, param};
+use crate::protocol::{ErrorCode, Params, methods, param, param_str};
 use crate::wire::untrusted::Untrusted;
 
 /// The one error every inbound failure gets, whatever the cause.
@@ -75,7 +75,7 @@ impl Boundary {
 
     /// What a token for this request is bound to.
     pub(crate) fn binding(method: &str, params: Option<&Params>) -> Binding {
-        let field = |name: &str| param(params, name).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let field = |name: &str| param_str(params, name).unwrap_or_default().into_owned();
         let (target, args) = match method {
             methods::RESOURCES_READ => (field("uri"), None),
             _ => (field("name"), param(params, "arguments").filter(|a| !a.is_null())),
@@ -222,9 +222,7 @@ impl<H> Sealed<H> {
             return true;
         }
         match (&self.tools, request.method.as_str()) {
-            (Some(may_ask), methods::TOOLS_CALL) => {
-                may_ask(param(params, "name").and_then(Value::as_str).unwrap_or_default())
-            }
+            (Some(may_ask), methods::TOOLS_CALL) => may_ask(&param_str(params, "name").unwrap_or_default()),
             _ => true,
         }
     }

@@ -8,6 +8,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::build;
+#[cfg(feature = "server")]
+use super::plain_str;
 
 #[cfg(feature = "server")]
 /// A member read from params: its text, when the params arrived as text and the member
@@ -31,9 +33,9 @@ impl<'a> Field<'a> {
     /// The string it is, if it is one.
     pub(crate) fn as_str(&self) -> Option<Cow<'a, str>> {
         match self {
-            Field::Text(text) if text.starts_with('"') => match serde_json::from_str::<&'a str>(text) {
-                Ok(plain) => Some(Cow::Borrowed(plain)),
-                Err(_) => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
+            Field::Text(text) if text.starts_with('"') => match plain_str(text) {
+                Some(plain) => Some(Cow::Borrowed(plain)),
+                None => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
             },
             Field::Text(_) => None,
             Field::Value(value) => value.as_str().map(Cow::Borrowed),

@@ -13,11 +13,10 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::super::strict::{Check, KeyText, Strict, StrictJsonError};
-use super::{INDEXED, Member, Params, Place, Repr, Text};
+use super::{INDEXED, Params, Place, Repr, Text};
 
 /// A message's `params`, as far as telling a request from a malformed one needs.
 #[derive(Debug)]
@@ -41,9 +40,6 @@ pub(crate) struct ParamsSeed<'a> {
 fn unusual<E: de::Error>() -> E {
     E::custom("params read as a tree")
 }
-
-/// A member's name and value text, as they lie in the message.
-type Found<'de> = (&'de str, &'de str);
 
 impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
     type Value = ParamsIn;
@@ -88,53 +84,98 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
         Check(self.strict).visit_seq(seq).map(|()| ParamsIn::Other)
     }
 
+    /// Fills the params' table as their members are read: places are first counted from
+    /// the start of the message, then (once the object's text is known) from its own.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsIn, A::Error> {
         let inner = self.strict.open()?;
-        let mut members: [Found<'de>; INDEXED] = [("", ""); INDEXED];
-        // The members built as they were read (see below).
-        let mut built: [Option<Value>; INDEXED] = Default::default();
-        let mut len = 0;
-        // `_meta`: its place among the members, and its own members.
-        let mut meta: Option<(usize, [Found<'de>; INDEXED], usize)> = None;
+        let message = self.message;
+        let mut text = Box::<Text>::default();
         while let Some(key) = map.next_key_seed(KeyText)? {
-            let key = kept_name(key, &members[..len], inner)?;
-            if key == "_meta" {
-                let (found, found_len) = map.next_value_seed(MetaSeed(inner))?;
-                meta = Some((len, found, found_len));
-                members[len] = (key, "");
+            let key = kept_name(key, text.members[..text.len].iter().map(|m| &m.place), message, inner)?;
+            let at = text.len;
+            let key_place = span(message, key).ok_or_else(unusual)?;
+            let value_place = if key == "_meta" {
+                let Text { meta, meta_len, .. } = &mut *text;
+                map.next_value_seed(MetaSeed { strict: inner, message, places: meta, len: meta_len })?;
+                meta_span(message.as_bytes(), &key_place, &meta[..*meta_len]).ok_or_else(unusual)?
             } else {
-                let text = map.next_value::<&'de RawValue>()?.get();
+                let value = map.next_value::<&'de RawValue>()?.get();
                 // A container (`arguments`, `inputResponses`) is read by whoever serves the
                 // request: built now, it is checked as it is built, where checking it and
                 // building it later read it twice.
-                if text.starts_with(['{', '[']) && text.len() > 2 {
-                    let value = inner.read_text(text).map_err(|_| de::Error::custom("invalid params"))?;
-                    built[len] = Some(value);
-                    members[len] = (key, text);
+                if value.starts_with(['{', '[']) && value.len() > 2 {
+                    let built = inner.read_text(value).map_err(|_| de::Error::custom("invalid params"))?;
+                    text.members[at].built = OnceLock::from(built);
                 } else {
-                    members[len] = (key, checked(text, inner)?);
+                    checked(value, inner)?;
                 }
-            }
-            len += 1;
+                span(message, value).ok_or_else(unusual)?
+            };
+            text.members[at].place = Place { key: key_place, value: value_place };
+            text.len += 1;
         }
-        if len == 0 {
+        if text.len == 0 {
             return Ok(ParamsIn::Object(Params::new()));
         }
-        let meta = meta.as_ref().map(|(at, found, n)| (*at, &found[..*n]));
-        let params = placed(self.message, &members[..len], &mut built, meta).ok_or_else(unusual)?;
+        let params = own_text(message, text).ok_or_else(unusual)?;
         Ok(ParamsIn::Object(params))
     }
 }
 
-/// A member's name, to keep with those `found` before it: written without escapes (so it
-/// lies in the message as it reads), not one past [`INDEXED`], and not repeated (a
-/// violation of the rules at the place of `strict`).
-fn kept_name<'de, E: de::Error>(key: Cow<'de, str>, found: &[Found<'de>], strict: Strict<'_>) -> Result<&'de str, E> {
+/// Where `part`, a slice of `message`, lies in it; `None` past what a place can count.
+fn span(message: &str, part: &str) -> Option<Range<u32>> {
+    let start = (part.as_ptr() as usize).checked_sub(message.as_ptr() as usize)?;
+    let end = start.checked_add(part.len()).filter(|end| *end <= message.len())?;
+    Some(u32::try_from(start).ok()?..u32::try_from(end).ok()?)
+}
+
+/// Where `_meta`'s value lies, its name at `key` and its members at `members`: from the
+/// `{` after its name's closing quote and the colon, to the `}` after its last value (or
+/// after that `{`, when it is empty).
+fn meta_span(bytes: &[u8], key: &Range<u32>, members: &[Place]) -> Option<Range<u32>> {
+    let open = past(bytes, past(bytes, key.end as usize + 1, b':')?, b'{')? - 1;
+    let close = match members.last() {
+        Some(last) => past(bytes, last.value.end as usize, b'}')?,
+        None => past(bytes, open + 1, b'}')?,
+    };
+    Some(u32::try_from(open).ok()?..u32::try_from(close).ok()?)
+}
+
+/// `text` (at least one member, its places counted in `message`) with the object's text
+/// copied out of `message` and its places counted in that. `None` if something is not
+/// where it should be (it always is: the parts were read from `message`).
+fn own_text(message: &str, mut text: Box<Text>) -> Option<Params> {
+    let bytes = message.as_bytes();
+    let Text { text: own, members, len, meta, meta_len, .. } = &mut *text;
+    let members = &mut members[..*len];
+    // From the `{` before the first name's opening quote to the `}` after the last value.
+    let start = back_to(bytes, (members.first()?.place.key.start as usize).checked_sub(2)?, b'{')?;
+    let end = past(bytes, members.last()?.place.value.end as usize, b'}')?;
+    *own = message.get(start..end)?.into();
+    let shift = u32::try_from(start).ok()?;
+    for place in members.iter_mut().map(|m| &mut m.place).chain(&mut meta[..*meta_len]) {
+        for range in [&mut place.key, &mut place.value] {
+            *range = range.start.checked_sub(shift)?..range.end.checked_sub(shift)?;
+        }
+    }
+    Some(Params(Repr::Text(text)))
+}
+
+/// A member's name, to keep with those at `seen` in `message` before it: written without
+/// escapes (so it lies in the message as it reads), not one past [`INDEXED`], and not
+/// repeated (a violation of the rules at the place of `strict`).
+fn kept_name<'de, 'p, E: de::Error>(
+    key: Cow<'de, str>,
+    mut seen: impl ExactSizeIterator<Item = &'p Place>,
+    message: &str,
+    strict: Strict<'_>,
+) -> Result<&'de str, E> {
     let Cow::Borrowed(key) = key else { return Err(unusual()) };
-    if found.len() == INDEXED {
+    if seen.len() == INDEXED {
         return Err(unusual());
     }
-    if found.iter().any(|(seen, _)| *seen == key) {
+    let name = |place: &Place| message.as_bytes().get(place.key.start as usize..place.key.end as usize);
+    if seen.any(|place| name(place) == Some(key.as_bytes())) {
         return Err(strict.fail(StrictJsonError::DuplicateKey));
     }
     Ok(key)
@@ -145,7 +186,7 @@ fn kept_name<'de, E: de::Error>(key: Cow<'de, str>, found: &[Found<'de>], strict
 /// number's range (`1e400`) are checked by reading it, and a container's depth and keys.
 /// What needs nothing more: a string without escapes, `true`, `false`, `null`, an integer
 /// short enough to fit, and an empty container (only the level it opens counts).
-fn checked<'de, E: de::Error>(text: &'de str, strict: Strict<'_>) -> Result<&'de str, E> {
+fn checked<E: de::Error>(text: &str, strict: Strict<'_>) -> Result<(), E> {
     let plain = match text.as_bytes().first() {
         Some(b'"') => !text.contains('\\'),
         Some(b't' | b'f' | b'n') => true,
@@ -159,108 +200,48 @@ fn checked<'de, E: de::Error>(text: &'de str, strict: Strict<'_>) -> Result<&'de
     if !plain {
         strict.check_text(text).map_err(|_| E::custom("invalid params"))?;
     }
-    Ok(text)
+    Ok(())
 }
 
-/// Reads `_meta`'s members, at the place of the [`Strict`] it holds; only an object.
-struct MetaSeed<'a>(Strict<'a>);
+/// Reads `_meta`'s members at the place of `strict` (only an object), each checked, into
+/// `places` (counted in `message`) and `len`.
+struct MetaSeed<'a, 'p> {
+    strict: Strict<'a>,
+    message: &'a str,
+    places: &'p mut [Place; INDEXED],
+    len: &'p mut usize,
+}
 
-impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
-    type Value = ([Found<'de>; INDEXED], usize);
+impl<'de> DeserializeSeed<'de> for MetaSeed<'_, '_> {
+    type Value = ();
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for MetaSeed<'_> {
-    type Value = ([Found<'de>; INDEXED], usize);
+impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let inner = self.0.open()?;
-        let mut found: [Found<'de>; INDEXED] = [("", ""); INDEXED];
-        let mut len = 0;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let inner = self.strict.open()?;
         while let Some(key) = map.next_key_seed(KeyText)? {
-            let key = kept_name(key, &found[..len], inner)?;
-            found[len] = (key, checked(map.next_value::<&'de RawValue>()?.get(), inner)?);
-            len += 1;
-        }
-        Ok((found, len))
-    }
-}
-
-/// The params whose members are `members` (at least one; those already built in `built`),
-/// with `_meta`'s members and `_meta`'s place among them, all lying in `message`: the
-/// object's text copied out, and the places of the members in it. `None` if something is not where it should be (it
-/// always is: the parts were read from `message`), or past what the places can count.
-fn placed(
-    message: &str,
-    members: &[Found<'_>],
-    built: &mut [Option<Value>; INDEXED],
-    meta: Option<(usize, &[Found<'_>])>,
-) -> Option<Params> {
-    let bytes = message.as_bytes();
-    let span = |part: &str| -> Option<Range<usize>> {
-        let start = (part.as_ptr() as usize).checked_sub(message.as_ptr() as usize)?;
-        Some(start..start + part.len())
-    };
-    let spans = |(key, value): &Found<'_>| Some((span(key)?, span(value)?));
-    // `_meta`'s value: from the `{` after its name's closing quote and the colon, to the
-    // `}` after its last value (or after that `{`, when it is empty).
-    let meta_value = match meta {
-        Some((meta_at, found)) => {
-            let key = span(members.get(meta_at)?.0)?;
-            let open = past(bytes, past(bytes, key.end + 1, b':')?, b'{')? - 1;
-            let close = match found.last() {
-                Some(last) => past(bytes, spans(last)?.1.end, b'}')?,
-                None => past(bytes, open + 1, b'}')?,
+            let key = kept_name(key, self.places[..*self.len].iter(), self.message, inner)?;
+            let value = map.next_value::<&'de RawValue>()?.get();
+            checked(value, inner)?;
+            let place = Place {
+                key: span(self.message, key).ok_or_else(unusual)?,
+                value: span(self.message, value).ok_or_else(unusual)?,
             };
-            Some((meta_at, open..close))
+            self.places[*self.len] = place;
+            *self.len += 1;
         }
-        None => None,
-    };
-    let mut found: [(Range<usize>, Range<usize>); INDEXED] = Default::default();
-    for (at, (slot, member)) in found.iter_mut().zip(members).enumerate() {
-        *slot = match &meta_value {
-            Some((meta_at, value)) if *meta_at == at => (span(member.0)?, value.clone()),
-            _ => spans(member)?,
-        };
+        Ok(())
     }
-    let found = &found[..members.len()];
-    // From the `{` before the first name's opening quote to the `}` after the last value.
-    let start = back_to(bytes, found.first()?.0.start.checked_sub(2)?, b'{')?;
-    let end = past(bytes, found.last()?.1.end, b'}')?;
-    let text = message.get(start..end)?;
-    u32::try_from(text.len()).ok()?;
-    let local = |range: &Range<usize>| -> Range<u32> {
-        let shift = |n: usize| u32::try_from(n - start).unwrap_or(u32::MAX);
-        shift(range.start)..shift(range.end)
-    };
-    let mut places: [Member; INDEXED] = Default::default();
-    for ((slot, (key, value)), built) in places.iter_mut().zip(found).zip(built) {
-        slot.place = Place { key: local(key), value: local(value) };
-        if let Some(value) = built.take() {
-            slot.built = OnceLock::from(value);
-        }
-    }
-    let mut meta_places: [Place; INDEXED] = Default::default();
-    let meta_found = meta.map_or(&[][..], |(_, found)| found);
-    for (slot, member) in meta_places.iter_mut().zip(meta_found) {
-        let (key, value) = spans(member)?;
-        *slot = Place { key: local(&key), value: local(&value) };
-    }
-    Some(Params(Repr::Text(Box::new(Text {
-        text: text.into(),
-        members: places,
-        len: members.len(),
-        meta: meta_places,
-        meta_len: meta_found.len(),
-        tree: OnceLock::new(),
-    }))))
 }
 
 /// JSON's whitespace.
