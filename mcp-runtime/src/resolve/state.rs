@@ -11,6 +11,7 @@
 //! so an answer counts only if it comes back with the state that asked it; `r` counts the
 //! rounds served so far (for the spans' `mcp.round`).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
@@ -117,7 +118,40 @@ pub fn question_digest(request: &InputRequest) -> String {
         text.extend_from_slice(request.method().as_bytes());
         text.extend_from_slice(b"\nnull");
     }
-    let digest = ring::digest::digest(&ring::digest::SHA256, &text);
+    remembered_digest(text)
+}
+
+/// The longest question text whose digest a thread remembers.
+const REMEMBERED: usize = 4096;
+
+thread_local! {
+    /// The last question text this thread hashed, and its digest. A resolver asks the same
+    /// question call after call, and each call hashes it twice (to ask, then to check the
+    /// answer against it): hashing was two thirds of a digest's cost, and a seventh of a
+    /// two-round call's.
+    static LAST_DIGEST: RefCell<Option<(Vec<u8>, String)>> = const { RefCell::new(None) };
+}
+
+/// The digest of `text`: the last one this thread computed when the text is the same
+/// (compared byte for byte), else computed, and remembered in its place.
+fn remembered_digest(text: Vec<u8>) -> String {
+    let same = |last: &RefCell<Option<(Vec<u8>, String)>>| match &*last.borrow() {
+        Some((seen, digest)) if *seen == text => Some(digest.clone()),
+        _ => None,
+    };
+    if let Some(digest) = LAST_DIGEST.with(same) {
+        return digest;
+    }
+    let digest = digest_of(&text);
+    if text.len() <= REMEMBERED {
+        LAST_DIGEST.with(|last| *last.borrow_mut() = Some((text, digest.clone())));
+    }
+    digest
+}
+
+/// 22 base64url characters of the SHA-256 of `text`.
+fn digest_of(text: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, text);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
 }
 
@@ -139,6 +173,22 @@ mod tests {
         assert_eq!(q, question_digest(&ask("Region?")));
         assert_ne!(q, question_digest(&ask("Region? ")));
         assert_ne!(question_digest(&InputRequest::ListRoots(None)), q);
+    }
+
+    /// A digest remembered from the last question is that question's: asked in turns
+    /// (the same twice, another, the first again, one past what is remembered), each
+    /// digest is the hash of its own text.
+    #[test]
+    fn remembered_digests_are_their_questions() {
+        let long = "x".repeat(REMEMBERED);
+        for message in ["Region?", "Region?", "Size?", "Region?", long.as_str(), long.as_str(), "Region?"] {
+            let request = ask(message);
+            let mut text = format!("{}\n", request.method()).into_bytes();
+            let InputRequest::Elicit(params) = &request else { unreachable!("asked above") };
+            serde_json::to_writer(&mut text, params).expect("test value");
+            assert_eq!(question_digest(&request), digest_of(&text), "{message}");
+        }
+        assert_ne!(question_digest(&ask("Region?")), question_digest(&ask("Size?")));
     }
 
     /// The digest hashes the params as written straight from the struct; tokens sealed
