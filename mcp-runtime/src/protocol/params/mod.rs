@@ -123,7 +123,7 @@ impl Text {
         let bytes = self.text.as_bytes();
         self.members[..self.len].iter().position(|m| {
             let Range { start, end } = m.place.key;
-            (end - start) as usize == key.len()
+            end.saturating_sub(start) as usize == key.len()
                 && bytes.get(start as usize..end as usize) == Some(key.as_bytes())
                 && !m.removed()
         })

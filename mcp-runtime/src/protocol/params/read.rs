@@ -89,8 +89,10 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ParamsIn, A::Error> {
         let inner = self.strict.open()?;
         let message = self.message;
-        let mut text = Box::<Text>::default();
+        // Made at the first member: empty params need none.
+        let mut table: Option<Box<Text>> = None;
         while let Some(key) = map.next_key_seed(KeyText)? {
+            let text: &mut Text = table.get_or_insert_with(Box::default);
             let key = kept_name(key, text.members[..text.len].iter().map(|m| &m.place), message, inner)?;
             let at = text.len;
             let key_place = span(message, key).ok_or_else(unusual)?;
@@ -114,9 +116,9 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
             text.members[at].place = Place { key: key_place, value: value_place };
             text.len += 1;
         }
-        if text.len == 0 {
+        let Some(text) = table else {
             return Ok(ParamsIn::Object(Params::new()));
-        }
+        };
         let params = own_text(message, text).ok_or_else(unusual)?;
         Ok(ParamsIn::Object(params))
     }
