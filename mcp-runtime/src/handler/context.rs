@@ -51,8 +51,9 @@ pub(crate) struct ContextInner {
     /// version a legacy session negotiated.
     pub(crate) protocol_version: std::borrow::Cow<'static, str>,
     pub(crate) legacy: bool,
-    pub(crate) client_capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    /// Shared with the reading they came from (a client sends the same ones each request).
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) session: Arc<Session>,
@@ -120,7 +121,7 @@ impl RequestContext {
             id: RequestId::from("internal"),
             protocol_version: crate::protocol::LATEST_PROTOCOL_VERSION.into(),
             legacy: false,
-            client_capabilities: ClientCapabilities::default(),
+            client_capabilities: Arc::default(),
             client_info: None,
             progress_token: None,
             log_level: None,
@@ -365,7 +366,7 @@ impl RequestContext {
     /// # }
     /// ```
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_ref()
+        self.inner.client_info.as_deref()
     }
 
     /// Send a notification about this request on its response stream.

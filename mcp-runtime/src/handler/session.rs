@@ -21,9 +21,10 @@ use crate::wire::untrusted::Untrusted;
 /// What a legacy (`initialize`) session negotiated.
 #[derive(Debug, Clone)]
 pub(crate) struct LegacyState {
-    pub(crate) version: String,
-    pub(crate) client_capabilities: ClientCapabilities,
-    pub(crate) client_info: Implementation,
+    /// One of `SUPPORTED_LEGACY_VERSIONS`.
+    pub(crate) version: &'static str,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Arc<Implementation>,
     pub(crate) log_level: Option<LoggingLevel>,
 }
 
@@ -297,7 +298,7 @@ impl Drop for Session {
         let measured = self.on_end.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         if let Some((opened, on_end)) = measured {
             let legacy = self.legacy.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
-            on_end(opened.elapsed(), legacy.as_ref().map(|l| l.version.as_str()));
+            on_end(opened.elapsed(), legacy.as_ref().map(|l| l.version));
         }
     }
 }

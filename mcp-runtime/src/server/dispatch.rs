@@ -260,7 +260,7 @@ impl Server {
                 return Err(Error::internal("Internal error"));
             };
             // `initialize` only accepts the versions `Revision` names.
-            let revision = Revision::parse(&state.version).unwrap_or(Revision::V2025_11_25);
+            let revision = Revision::parse(state.version).unwrap_or(Revision::V2025_11_25);
             let client = Client {
                 id,
                 protocol_version: state.version.into(),
@@ -288,11 +288,11 @@ impl Server {
 
     fn initialize(&self, session: &Session, params: Option<Params>) -> Result<Value, Error> {
         let p: InitializeParams = parse(params)?;
-        let version = if SUPPORTED_LEGACY_VERSIONS.contains(&p.protocol_version.as_str()) {
-            p.protocol_version.clone()
-        } else {
-            SUPPORTED_LEGACY_VERSIONS[0].to_owned()
-        };
+        // As this crate spells it: each request's context borrows it, no copy of the client's.
+        let version: &'static str = SUPPORTED_LEGACY_VERSIONS
+            .iter()
+            .find(|supported| **supported == p.protocol_version)
+            .unwrap_or(&SUPPORTED_LEGACY_VERSIONS[0]);
         tracing::debug!(
             client = ?Untrusted(&p.client_info.name),
             client_version = ?Untrusted(&p.client_info.version),
@@ -301,15 +301,15 @@ impl Server {
             "legacy session initialized"
         );
         session.set_legacy(LegacyState {
-            version: version.clone(),
-            client_capabilities: p.capabilities,
-            client_info: p.client_info,
+            version,
+            client_capabilities: Arc::new(p.capabilities),
+            client_info: Arc::new(p.client_info),
             log_level: None,
         });
         let server = self.inner();
-        let revision = Revision::parse(&version).unwrap_or(Revision::V2025_11_25);
+        let revision = Revision::parse(version).unwrap_or(Revision::V2025_11_25);
         let result = InitializeResult {
-            protocol_version: version,
+            protocol_version: version.to_owned(),
             capabilities: server.capabilities.clone(),
             server_info: server.info.clone(),
             instructions: server.instructions.clone(),
@@ -331,8 +331,8 @@ struct Client {
     id: crate::protocol::RequestId,
     protocol_version: std::borrow::Cow<'static, str>,
     legacy: bool,
-    capabilities: ClientCapabilities,
-    info: Option<Implementation>,
+    capabilities: Arc<ClientCapabilities>,
+    info: Option<Arc<Implementation>>,
     progress_token: Option<ProgressToken>,
     log_level: Option<LoggingLevel>,
 }
@@ -373,8 +373,8 @@ impl Server {
 struct ModernMeta {
     /// The supported version named, as this crate spells it (no copy of the client's).
     version: &'static str,
-    capabilities: ClientCapabilities,
-    client_info: Option<Implementation>,
+    capabilities: Arc<ClientCapabilities>,
+    client_info: Option<Arc<Implementation>>,
     progress_token: Option<ProgressToken>,
     log_level: Option<LoggingLevel>,
 }
@@ -456,7 +456,7 @@ mod tests {
     fn validate(params: &Value) -> Result<(String, Option<LoggingLevel>, Option<String>), String> {
         let outcome = |params: &Params| {
             ModernMeta::validate(Some(params))
-                .map(|meta| (meta.version.to_owned(), meta.log_level, meta.client_info.map(|info| info.name)))
+                .map(|meta| (meta.version.to_owned(), meta.log_level, meta.client_info.map(|info| info.name.clone())))
                 .map_err(|e| format!("{} {}", e.code, e.message))
         };
         let text = read_params_text(&params.to_string()).expect("valid params");

@@ -184,7 +184,7 @@ impl ServerSpan {
 fn protocol_version(params: Option<&Params>, session: &Session) -> Option<String> {
     match meta_version(params).and_then(|version| version.as_str()) {
         Some(version) => Some(super::version_text(&version).to_owned()),
-        None => session.legacy().map(|legacy| super::version_text(&legacy.version).to_owned()),
+        None => session.legacy().map(|legacy| super::version_text(legacy.version).to_owned()),
     }
 }
 
