@@ -18,6 +18,7 @@ use tokio::task::JoinSet;
 
 use super::Shutdown;
 use super::output::Output;
+use super::woken::Woken;
 use crate::Server;
 use crate::handler::{CatchUnwind, Session, busy, error_frame, outcome_frame};
 use crate::protocol::{Error, ErrorCode, JsonRpcMessage, JsonRpcRequest, Params, decode_message_with, methods};
@@ -218,7 +219,8 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let mut shutdown = std::pin::pin!(shutdown);
+    // Checked before each message, but polled only once its waker fired.
+    let mut shutdown = std::pin::pin!(Woken::new(shutdown));
     // Answers of requests that continue in tasks, and what handlers send on their own
     // (notifications, requests to the client), in the order they were sent.
     let (tx, mut rx) = mpsc::channel::<String>(1024);

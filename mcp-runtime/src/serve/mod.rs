@@ -24,6 +24,7 @@ pub mod http;
 mod output;
 #[cfg(feature = "stdio")]
 mod stdio;
+mod woken;
 
 pub use connection::{Connection, DEFAULT_GRACE, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LISTEN_STREAMS};
 #[cfg(feature = "stdio")]

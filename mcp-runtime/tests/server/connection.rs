@@ -183,3 +183,47 @@ async fn what_a_handler_sends_before_its_answer_arrives_before_it() {
     let answer = conn.recv().await;
     assert_eq!(answer["result"]["content"][0]["text"], "report", "{answer}");
 }
+
+/// A connection to [`server`] that stops reading when `stop` is sent, and the task serving it.
+fn connect_until_stopped() -> (Conn, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<io::Result<()>>) {
+    let (input, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, output) = tokio::io::duplex(1 << 16);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(
+        mcp::serve::connection(server(), server_in, server_out)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+    (Conn::new(input, output), stop, serving)
+}
+
+#[tokio::test]
+async fn a_shutdown_signal_ends_an_idle_connection() {
+    let (mut conn, stop, serving) = connect_until_stopped();
+    // Served while the signal has not fired: the connection checks it before each
+    // message and must not take its silence for anything.
+    for id in 1..=3 {
+        conn.send_line(&call(id, "echo", json!({}))).await;
+        assert_eq!(conn.recv().await["id"], id);
+    }
+    // Nothing else happens on the connection: the signal alone must wake it.
+    let _ = stop.send(());
+    let ended = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "serving ends once the signal fires: {ended:?}");
+}
+
+#[tokio::test]
+async fn a_shutdown_signal_lets_the_request_in_flight_finish() {
+    let (mut conn, stop, serving) = connect_until_stopped();
+    conn.send_line(&call(4, "wait", json!({"ms": 200}))).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let _ = stop.send(());
+    // The signal ends the reading with the input still open, and the call in flight
+    // still gets its answer within the grace period.
+    let reply = conn.recv().await;
+    assert_eq!((reply["id"].clone(), reply["result"]["content"][0]["text"].clone()), (json!(4), json!("wait")));
+    let ended = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "serving ends once the signal fires: {ended:?}");
+}

@@ -51,10 +51,15 @@ pub(super) fn connect(server: Server, config: ConnLimits) -> Conn {
         connection = connection.max_listen_streams(n);
     }
     tokio::spawn(async move { connection.await });
-    Conn { input, output: BufReader::new(output).lines() }
+    Conn::new(input, output)
 }
 
 impl Conn {
+    /// The client's ends of a connection served elsewhere.
+    pub(super) fn new(input: DuplexStream, output: DuplexStream) -> Self {
+        Conn { input, output: BufReader::new(output).lines() }
+    }
+
     pub(super) async fn send_line(&mut self, line: &str) {
         self.input.write_all(line.as_bytes()).await.unwrap_or_else(|e| panic!("write: {e}"));
         self.input.write_all(b"\n").await.unwrap_or_else(|e| panic!("write: {e}"));
