@@ -40,6 +40,7 @@ mod mrtr;
 mod notifications;
 pub(crate) mod number;
 mod params;
+mod passed;
 mod prompts;
 mod resources;
 mod revision;
