@@ -42,6 +42,7 @@ pub(crate) mod number;
 mod params;
 mod passed;
 mod prompts;
+pub(crate) mod recent;
 mod resources;
 mod revision;
 mod roots;

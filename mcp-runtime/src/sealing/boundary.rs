@@ -2,6 +2,7 @@
 //! `requestState` on the way in and seals it on the way out, for `tools/call`,
 //! `prompts/get` and `resources/read` only.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use ring::rand::SystemRandom;
@@ -12,6 +13,7 @@ use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim
 use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
+use crate::protocol::recent::Recent;
 use crate::protocol::{ErrorCode, Params, methods, param, param_str};
 use crate::wire::untrusted::Untrusted;
 
@@ -26,6 +28,29 @@ pub(crate) struct Boundary {
     security: RequestStateSecurity,
     audience: Option<String>,
     rng: SystemRandom,
+}
+
+thread_local! {
+    /// The digests of the arguments texts this thread bound lately: a call's next round
+    /// repeats its arguments, and is most often served on the thread that served the one
+    /// before (always, on a byte stream), a few calls later.
+    static ARGUMENTS_DIGESTS: RefCell<Recent<String, 8>> = const { RefCell::new(Recent::new()) };
+}
+
+/// The digest of the request's arguments (see [`args_digest`]): remembered for the text
+/// they arrived as, since the digest depends on nothing else.
+fn arguments_digest(params: Option<&Params>) -> String {
+    let digest = || args_digest(param(params, "arguments").filter(|a| !a.is_null()));
+    let Some(text) = params.and_then(|params| params.arrived_text("arguments")) else {
+        return digest();
+    };
+    if let Ok(Some(known)) = ARGUMENTS_DIGESTS.try_with(|kept| kept.borrow().find(text, |_| true).cloned()) {
+        return known;
+    }
+    let fresh = digest();
+    // `try_with`: a thread whose locals are being torn down keeps nothing.
+    let _ = ARGUMENTS_DIGESTS.try_with(|kept| kept.borrow_mut().keep(text, fresh.clone()));
+    fresh
 }
 
 fn reject(span: &tracing::Span, method: &str, reason: &str) -> Error {
@@ -76,11 +101,11 @@ impl Boundary {
     /// What a token for this request is bound to.
     pub(crate) fn binding(method: &str, params: Option<&Params>) -> Binding {
         let field = |name: &str| param_str(params, name).unwrap_or_default().into_owned();
-        let (target, args) = match method {
-            methods::RESOURCES_READ => (field("uri"), None),
-            _ => (field("name"), param(params, "arguments").filter(|a| !a.is_null())),
+        let (target, args_digest) = match method {
+            methods::RESOURCES_READ => (field("uri"), args_digest(None)),
+            _ => (field("name"), arguments_digest(params)),
         };
-        Binding { method: method.to_owned(), target, args_digest: args_digest(args) }
+        Binding { method: method.to_owned(), target, args_digest }
     }
 
     /// Verify an incoming `requestState` (and, in single-use mode, record it) and replace
@@ -262,5 +287,47 @@ impl<H: Handler> Handler for Sealed<H> {
             }
             Ok(reply)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::read_params_text;
+
+    /// The binding of a `tools/call` whose params are `text`, read as from the wire.
+    fn bound(text: &str) -> Binding {
+        let params = read_params_text(text).expect("valid params");
+        Boundary::binding(methods::TOOLS_CALL, Some(&params))
+    }
+
+    #[test]
+    fn arguments_bind_by_their_content_however_written_and_however_often() {
+        let canonical = args_digest(Some(&json!({"a": 1, "b": "\u{e9}"})));
+        let texts = [
+            r#"{"name":"t","arguments":{"a":1,"b":"é"}}"#,
+            r#"{"name":"t","arguments":{ "b" : "\u00e9", "a" : 1 }}"#,
+            r#"{"name":"t","arguments":{"b":"é","a":1}}"#,
+        ];
+        // Twice over: the second time, each text's digest is the one this thread kept.
+        for text in texts.iter().chain(&texts) {
+            assert_eq!(bound(text).args_digest, canonical, "{text}");
+        }
+        let other = bound(r#"{"name":"t","arguments":{"a":2,"b":"é"}}"#);
+        assert_ne!(other.args_digest, canonical);
+        assert_eq!(bound(r#"{"name":"t","arguments":null}"#).args_digest, args_digest(None));
+        assert_eq!(bound(r#"{"name":"t"}"#).args_digest, args_digest(None));
+    }
+
+    #[test]
+    fn arguments_set_since_they_arrived_bind_as_set() {
+        let text = r#"{"name":"t","arguments":{"a":1}}"#;
+        assert_eq!(bound(text).args_digest, args_digest(Some(&json!({"a": 1}))));
+        let mut params = read_params_text(text).expect("valid params");
+        params.set("arguments", Some(json!({"a": 2})));
+        let binding = Boundary::binding(methods::TOOLS_CALL, Some(&params));
+        assert_eq!(binding.args_digest, args_digest(Some(&json!({"a": 2}))), "not the digest kept for the text");
     }
 }

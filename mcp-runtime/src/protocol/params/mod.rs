@@ -249,6 +249,16 @@ impl Params {
         }
     }
 
+    /// The text member `key` arrived as, when the params were read from the wire and the
+    /// member was not set since (`None` for params built as a tree).
+    #[cfg(feature = "server")]
+    pub(crate) fn arrived_text(&self, key: &str) -> Option<&str> {
+        match &self.0 {
+            Repr::Text(text) => text.find(key).filter(|(_, member)| !member.set).map(|(value, _)| value),
+            Repr::Tree(_) => None,
+        }
+    }
+
     /// Take each member in order, with its name: moved out of the tree, or, for params
     /// kept as text, handed over as its text to build only if `each` asks.
     pub(crate) fn take_each<E>(self, mut each: impl FnMut(&str, Taken<'_>) -> Result<(), E>) -> Result<(), E> {
