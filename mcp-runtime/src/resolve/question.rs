@@ -1,9 +1,12 @@
 //! The three questions a resolver can ask: [`Elicit`], [`Sample`] and [`ListRoots`].
 
+use std::cell::RefCell;
+
 use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::form::{ElicitForm, content_matches};
+use crate::protocol::recent::Recent;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, InputRequest, ListRootsResult, SamplingMessage,
 };
@@ -67,6 +70,48 @@ pub trait Question: Send + 'static {
     /// An accepted answer's payload (elicitation content, sampling or roots result) as the
     /// value, checked against the request it answers; `None` if it does not fit.
     fn decode(request: &InputRequest, payload: &Value) -> Option<Self::Value>;
+
+    /// The [digest](super::question_digest) of the request this question renders, when
+    /// the question can tell it without rendering the request and hashing its JSON (each
+    /// round of a call checks its question this way). `None`, the default, has the
+    /// request rendered and hashed.
+    ///
+    /// # Examples
+    ///
+    /// A form question knows its digest once a question of its type was asked with the
+    /// same message on this thread:
+    ///
+    /// ```
+    /// use mcp::resolve::{Elicit, Question, Rendered, question_digest};
+    ///
+    /// #[derive(serde::Deserialize, mcp::ElicitForm)]
+    /// struct Confirm {
+    ///     ok: bool,
+    /// }
+    ///
+    /// let ask = || Elicit::<Confirm>::new("Go ahead?");
+    /// let Rendered::Ask(request) = ask().into_request() else { panic!("asks") };
+    /// let digest = question_digest(&request);
+    /// <Elicit<Confirm>>::note_digest(&request, &digest);
+    /// assert_eq!(ask().known_digest(), Some(digest));
+    /// assert_eq!(Elicit::<Confirm>::new("Go ahead now?").known_digest(), None);
+    /// ```
+    fn known_digest(&self) -> Option<String> {
+        None
+    }
+
+    /// Note `digest`, the digest of `request` as a question of this type rendered it, for
+    /// [`known_digest`](Self::known_digest) to tell later. The default notes nothing.
+    fn note_digest(request: &InputRequest, digest: &str) {
+        let _ = (request, digest);
+    }
+}
+
+thread_local! {
+    /// The digests of form questions this thread asked lately, by message, each with the
+    /// address of the schema it was asked with (a form type's schema is built once, in a
+    /// `static`, so its address tells the types apart).
+    static FORM_DIGESTS: RefCell<Recent<(usize, String), 8>> = const { RefCell::new(Recent::new()) };
 }
 
 /// A question rendered for the wire, or the value a resolver already knew.
@@ -220,6 +265,28 @@ impl<T: ElicitForm> Question for Elicit<T> {
             return None;
         }
         T::deserialize(payload).ok()
+    }
+
+    /// Known when a question of this type was asked with the same message on this thread
+    /// lately: the message and the form's schema are all the request holds.
+    fn known_digest(&self) -> Option<String> {
+        let Err(message) = &self.inner else { return None };
+        let schema = std::ptr::from_ref(T::schema()) as usize;
+        FORM_DIGESTS
+            .try_with(|kept| kept.borrow().find(message, |(at, _)| *at == schema).map(|(_, digest)| digest.clone()))
+            .ok()
+            .flatten()
+    }
+
+    fn note_digest(request: &InputRequest, digest: &str) {
+        let InputRequest::Elicit(ElicitRequestParams::Form(form)) = request else { return };
+        // Only a request as `into_request` renders it: this type's schema, no `_meta`.
+        if form.mode.is_none() || form.meta.is_some() || form.requested_schema != *T::schema() {
+            return;
+        }
+        let schema = std::ptr::from_ref(T::schema()) as usize;
+        // `try_with`: a thread whose locals are being torn down keeps nothing.
+        let _ = FORM_DIGESTS.try_with(|kept| kept.borrow_mut().keep(&form.message, (schema, digest.to_owned())));
     }
 }
 

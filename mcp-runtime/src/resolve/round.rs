@@ -273,6 +273,8 @@ impl Round {
         R: Resolver,
         Q: Question<Value = R::Value>,
     {
+        // Told by the question when it can (before it is consumed), else hashed below.
+        let known = if self.legacy { None } else { question.known_digest() };
         let request = match question.into_request() {
             Rendered::Answered(value) => return Round::value(value),
             Rendered::Ask(request) => *request,
@@ -283,7 +285,11 @@ impl Round {
             // otherwise make every resolver's future that much larger, in either era.
             return Box::pin(self.ask_back_channel::<Q>(&key, request)).await;
         }
-        let q = question_digest(&request);
+        let q = known.unwrap_or_else(|| {
+            let q = question_digest(&request);
+            Q::note_digest(&request, &q);
+            q
+        });
         if let Some(recorded) = self.recorded.outcomes.get(&*key).filter(|r| r.q == q) {
             let answer = match recorded.action {
                 ElicitAction::Accept => {
