@@ -1,16 +1,18 @@
-//! The texts that last passed the strict rules on this thread. A 2026-07-28 client sends
-//! the same `_meta` containers (its capabilities, its client info) with every request, and
-//! checking them again (a full reading for depth and duplicate keys) was a twentieth of
-//! the cost of serving a small call; comparing a text with one that passed is a `memcmp`.
-//! Only passes are kept: a text that breaks a rule is checked, and refused, every time.
+//! The texts that last passed the strict rules on this thread, of those a client repeats in
+//! every request: a 2026-07-28 client sends the same capabilities and client info in each
+//! request's `_meta`, and checking them again (a full reading for depth and duplicate keys)
+//! was a twentieth of the cost of serving a small call; comparing a text with one that
+//! passed is a `memcmp`. Only those two members are kept (so other members, which may
+//! change with each request, never push them out), and only passes: a text that breaks a
+//! rule is checked, and refused, every time.
 
 use std::cell::RefCell;
 
 use super::recent::Recent;
 
 thread_local! {
-    /// Texts that passed, each with the levels it was allowed to open below it. (The
-    /// requests of one client carry two or three.)
+    /// Texts that passed, each with the levels it was allowed to open below it (room for
+    /// two clients' capabilities and client info).
     static PASSED: RefCell<Recent<usize, 4>> = const { RefCell::new(Recent::new()) };
 }
 

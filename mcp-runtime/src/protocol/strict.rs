@@ -73,14 +73,18 @@ impl<'a> Strict<'a> {
 
     /// Check `text`, a whole value read at this level's place, under the rules; why it
     /// fails is recorded as [`fail`](Self::fail) records it.
-    ///
-    /// A text that passed at this depth (or deeper) on this thread lately passes again
-    /// without being read (see [`passed`](super::passed)).
     pub(super) fn check_text(&self, text: &str) -> Result<(), StrictJsonError> {
+        read_strict(text, Check(*self), self.violation)
+    }
+
+    /// [`check_text`](Self::check_text) for a text a client sends again and again: one
+    /// that passed with as much room or less on this thread lately passes again without
+    /// being read (see [`passed`](super::passed)).
+    pub(super) fn check_repeated_text(&self, text: &str) -> Result<(), StrictJsonError> {
         if super::passed::passed(text, self.depth_left) {
             return Ok(());
         }
-        read_strict(text, Check(*self), self.violation)?;
+        self.check_text(text)?;
         super::passed::remember(text, self.depth_left);
         Ok(())
     }

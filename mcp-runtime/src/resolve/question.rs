@@ -71,46 +71,38 @@ pub trait Question: Send + 'static {
     /// value, checked against the request it answers; `None` if it does not fit.
     fn decode(request: &InputRequest, payload: &Value) -> Option<Self::Value>;
 
-    /// The [digest](super::question_digest) of the request this question renders, when
-    /// the question can tell it without rendering the request and hashing its JSON (each
-    /// round of a call checks its question this way). `None`, the default, has the
-    /// request rendered and hashed.
-    ///
-    /// # Examples
-    ///
-    /// A form question knows its digest once a question of its type was asked with the
-    /// same message on this thread:
-    ///
-    /// ```
-    /// use mcp::resolve::{Elicit, Question, Rendered, question_digest};
-    ///
-    /// #[derive(serde::Deserialize, mcp::ElicitForm)]
-    /// struct Confirm {
-    ///     ok: bool,
-    /// }
-    ///
-    /// let ask = || Elicit::<Confirm>::new("Go ahead?");
-    /// let Rendered::Ask(request) = ask().into_request() else { panic!("asks") };
-    /// let digest = question_digest(&request);
-    /// <Elicit<Confirm>>::note_digest(&request, &digest);
-    /// assert_eq!(ask().known_digest(), Some(digest));
-    /// assert_eq!(Elicit::<Confirm>::new("Go ahead now?").known_digest(), None);
-    /// ```
-    fn known_digest(&self) -> Option<String> {
+    /// The [digest](super::question_digest) of the request this question renders, when it
+    /// can tell it without the request being rendered and hashed. For this crate's own
+    /// questions only: the `Internal` argument cannot be named outside it, so the method
+    /// can be neither called nor overridden there (a digest told wrongly would let an
+    /// answer count for another question).
+    #[doc(hidden)]
+    fn known_digest(&self, _: Internal) -> Option<String> {
         None
     }
 
-    /// Note `digest`, the digest of `request` as a question of this type rendered it, for
-    /// [`known_digest`](Self::known_digest) to tell later. The default notes nothing.
-    fn note_digest(request: &InputRequest, digest: &str) {
+    /// Note `digest`, the digest of `request` just rendered by a question of this type
+    /// and hashed, for [`known_digest`](Self::known_digest). Crate-only, as it is.
+    #[doc(hidden)]
+    fn note_digest(request: &InputRequest, digest: &str, _: Internal) {
         let _ = (request, digest);
     }
 }
 
+/// The argument only this crate can pass to [`Question`]'s crate-only methods.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Internal(());
+
+impl Internal {
+    pub(super) const TOKEN: Internal = Internal(());
+}
+
 thread_local! {
-    /// The digests of form questions this thread asked lately, by message, each with the
-    /// address of the schema it was asked with (a form type's schema is built once, in a
-    /// `static`, so its address tells the types apart).
+    /// The digests of form questions this thread asked lately (the last eight, whatever
+    /// their form), by message, each with the address of the schema it was asked with (a
+    /// form type's schema is built once, in a `static`, so its address tells the types
+    /// apart).
     static FORM_DIGESTS: RefCell<Recent<(usize, String), 8>> = const { RefCell::new(Recent::new()) };
 }
 
@@ -269,7 +261,7 @@ impl<T: ElicitForm> Question for Elicit<T> {
 
     /// Known when a question of this type was asked with the same message on this thread
     /// lately: the message and the form's schema are all the request holds.
-    fn known_digest(&self) -> Option<String> {
+    fn known_digest(&self, _: Internal) -> Option<String> {
         let Err(message) = &self.inner else { return None };
         let schema = std::ptr::from_ref(T::schema()) as usize;
         FORM_DIGESTS
@@ -278,9 +270,11 @@ impl<T: ElicitForm> Question for Elicit<T> {
             .flatten()
     }
 
-    fn note_digest(request: &InputRequest, digest: &str) {
+    fn note_digest(request: &InputRequest, digest: &str, _: Internal) {
         let InputRequest::Elicit(ElicitRequestParams::Form(form)) = request else { return };
-        // Only a request as `into_request` renders it: this type's schema, no `_meta`.
+        // The round notes the request `into_request` just rendered (this type's schema, no
+        // `_meta`) and its digest; anything else is not noted. (Equal schemas are not
+        // always the same text, so the check is a guard, not the proof: the caller is.)
         if form.mode.is_none() || form.meta.is_some() || form.requested_schema != *T::schema() {
             return;
         }
@@ -545,5 +539,81 @@ impl Question for ListRoots {
 
     fn decode(_request: &InputRequest, payload: &Value) -> Option<ListRootsResult> {
         ListRootsResult::deserialize(payload).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::OnceLock;
+
+    use super::*;
+    use crate::protocol::{ElicitationSchema, PrimitiveSchema, StringSchema};
+    use crate::resolve::form::form_schema;
+    use crate::resolve::question_digest;
+
+    /// A form of one string field named `field`, its schema in `cell` (as the derive
+    /// builds it: once, in a static).
+    fn one_field(cell: &'static OnceLock<ElicitationSchema>, field: &str) -> &'static ElicitationSchema {
+        cell.get_or_init(|| form_schema(vec![(field, true, PrimitiveSchema::String(StringSchema::default()))]))
+    }
+
+    macro_rules! form {
+        ($name:ident, $field:literal) => {
+            #[derive(serde::Deserialize)]
+            struct $name {}
+            impl ElicitForm for $name {
+                fn schema() -> &'static ElicitationSchema {
+                    static SCHEMA: OnceLock<ElicitationSchema> = OnceLock::new();
+                    one_field(&SCHEMA, $field)
+                }
+            }
+        };
+    }
+    form!(Region, "region");
+    form!(Size, "size");
+    // The same schema as `Region`'s, so the same question on the wire.
+    form!(SameAsRegion, "region");
+
+    /// The digest of the question, as a round works it out: told, or rendered, hashed and
+    /// noted.
+    fn digest_of<Q: Question>(question: Q) -> String {
+        let known = question.known_digest(Internal::TOKEN);
+        let Rendered::Ask(request) = question.into_request() else { panic!("asks") };
+        let digest = question_digest(&request);
+        if let Some(known) = known {
+            assert_eq!(known, digest, "told a digest that is not its own");
+        }
+        Q::note_digest(&request, &digest, Internal::TOKEN);
+        digest
+    }
+
+    #[test]
+    fn a_form_question_knows_its_digest_only_for_its_own_form_and_message() {
+        let messages = ["Which one?", "Which one? "];
+        for message in messages {
+            assert_eq!(Elicit::<Region>::new(message).known_digest(Internal::TOKEN), None, "not asked yet");
+        }
+        let region: Vec<String> = messages.iter().map(|m| digest_of(Elicit::<Region>::new(*m))).collect();
+        let size: Vec<String> = messages.iter().map(|m| digest_of(Elicit::<Size>::new(*m))).collect();
+        for (i, message) in messages.iter().enumerate() {
+            let told = |known: Option<String>| known.unwrap_or_else(|| panic!("{message}: not known"));
+            assert_eq!(told(Elicit::<Region>::new(*message).known_digest(Internal::TOKEN)), region[i]);
+            assert_eq!(told(Elicit::<Size>::new(*message).known_digest(Internal::TOKEN)), size[i]);
+            assert_ne!(region[i], size[i], "another form, another question");
+            // An equal schema is the same question: the same digest, but not known before
+            // a question of that form asks.
+            assert_eq!(Elicit::<SameAsRegion>::new(*message).known_digest(Internal::TOKEN), None);
+            assert_eq!(digest_of(Elicit::<SameAsRegion>::new(*message)), region[i]);
+        }
+        assert_ne!(region[0], region[1], "another message, another question");
+        // Six asked in all: fewer than a thread keeps, so each is still known.
+        for (i, message) in messages.iter().enumerate() {
+            assert_eq!(Elicit::<Region>::new(*message).known_digest(Internal::TOKEN).as_ref(), Some(&region[i]));
+        }
+    }
+
+    #[test]
+    fn an_answered_question_tells_no_digest() {
+        assert_eq!(Elicit::answered(Region {}).known_digest(Internal::TOKEN), None);
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 use super::answer::Answer;
-use super::question::{Question, QuestionKind, Rendered};
+use super::question::{Internal, Question, QuestionKind, Rendered};
 use super::state::{Progress, Recorded, question_digest};
 use super::{Resolve, Resolver, Want};
 use crate::Error;
@@ -274,7 +274,7 @@ impl Round {
         Q: Question<Value = R::Value>,
     {
         // Told by the question when it can (before it is consumed), else hashed below.
-        let known = if self.legacy { None } else { question.known_digest() };
+        let known = if self.legacy { None } else { question.known_digest(Internal::TOKEN) };
         let request = match question.into_request() {
             Rendered::Answered(value) => return Round::value(value),
             Rendered::Ask(request) => *request,
@@ -287,9 +287,10 @@ impl Round {
         }
         let q = known.unwrap_or_else(|| {
             let q = question_digest(&request);
-            Q::note_digest(&request, &q);
+            Q::note_digest(&request, &q, Internal::TOKEN);
             q
         });
+        debug_assert_eq!(q, question_digest(&request), "a question told a digest that is not its own");
         if let Some(recorded) = self.recorded.outcomes.get(&*key).filter(|r| r.q == q) {
             let answer = match recorded.action {
                 ElicitAction::Accept => {

@@ -31,9 +31,9 @@ pub(crate) struct Boundary {
 }
 
 thread_local! {
-    /// The digests of the arguments texts this thread bound lately: a call's next round
-    /// repeats its arguments, and is most often served on the thread that served the one
-    /// before (always, on a byte stream), a few calls later.
+    /// The digests of the arguments texts (up to 1 KiB) this thread bound lately: a call's
+    /// next round repeats its arguments, and is often served on the thread that served the
+    /// one before, a few calls later.
     static ARGUMENTS_DIGESTS: RefCell<Recent<String, 8>> = const { RefCell::new(Recent::new()) };
 }
 

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
 /// `F`, polled again only once the waker it was last polled with fires (or on its first
-/// poll); in between, a poll returns `Pending` after noting the caller's waker.
+/// poll); in between, a poll returns `Pending` after noting the caller's waker. So `F` must
+/// keep the future contract: a future that returns `Pending` without arranging a wake is
+/// never polled again. Not to be polled once it completed (it then stays pending).
 pub(crate) struct Woken<F> {
     inner: Pin<Box<F>>,
     signal: Arc<Signal>,

@@ -109,39 +109,3 @@ async fn a_recorded_outcome_pinned_to_the_current_question_completes_without_ask
     let done = Leg::new("place_named", json!({"name": "a"})).state(&state.to_string()).result(&client).await;
     assert_eq!(complete_text(&done), "a: 3 GB in ap-south-1");
 }
-
-/// Another form with the same field as [`Region`], so its schema is equal to `Region`'s.
-/// (Only its schema is used: it is never decoded.)
-#[derive(serde::Deserialize, mcp::ElicitForm)]
-#[allow(dead_code, reason = "only the form's schema is used")]
-struct SameAsRegion {
-    /// Cloud region, e.g. eu-west-1.
-    region: String,
-}
-
-#[test]
-fn a_form_question_knows_its_digest_only_for_its_own_type_and_message() {
-    use mcp::resolve::{Question, Rendered, question_digest};
-
-    fn digest_of<Q: Question>(question: Q) -> String {
-        let Rendered::Ask(request) = question.into_request() else { panic!("asks") };
-        let digest = question_digest(&request);
-        Q::note_digest(&request, &digest);
-        digest
-    }
-    let messages = ["Which region?", "Which region? ", "Welche Region?"];
-    // Nothing is known before a question of the type was asked with the message.
-    assert_eq!(Elicit::<Region>::new(messages[0]).known_digest(), None);
-    let region: Vec<String> = messages.iter().map(|m| digest_of(Elicit::<Region>::new(*m))).collect();
-    let size: Vec<String> = messages.iter().map(|m| digest_of(Elicit::<Size>::new(*m))).collect();
-    for (i, message) in messages.iter().enumerate() {
-        assert_eq!(Elicit::<Region>::new(*message).known_digest().as_ref(), Some(&region[i]), "{message}");
-        assert_eq!(Elicit::<Size>::new(*message).known_digest().as_ref(), Some(&size[i]), "{message}");
-        assert_ne!(region[i], size[i], "another schema, another question");
-        // Equal schemas, so the same question: its digest is the same, but known only
-        // once a question of this type was asked.
-        assert_eq!(Elicit::<SameAsRegion>::new(*message).known_digest(), None);
-        assert_eq!(digest_of(Elicit::<SameAsRegion>::new(*message)), region[i]);
-    }
-    assert_eq!(region.iter().collect::<std::collections::BTreeSet<_>>().len(), messages.len());
-}

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::super::keys;
 use super::super::strict::{Check, KeyText, Strict, StrictJsonError};
 use super::{INDEXED, Params, Place, Repr, Text};
 
@@ -109,7 +110,7 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
                     let built = inner.read_text(value).map_err(|_| de::Error::custom("invalid params"))?;
                     text.members[at].built = OnceLock::from(built);
                 } else {
-                    checked(value, inner)?;
+                    checked(value, inner, false)?;
                 }
                 span(message, value).ok_or_else(unusual)?
             };
@@ -188,7 +189,10 @@ fn kept_name<'de, 'p, E: de::Error>(
 /// number's range (`1e400`) are checked by reading it, and a container's depth and keys.
 /// What needs nothing more: a string without escapes, `true`, `false`, `null`, an integer
 /// short enough to fit, and an empty container (only the level it opens counts).
-fn checked<E: de::Error>(text: &str, strict: Strict<'_>) -> Result<(), E> {
+///
+/// `repeated`: the text is one a client sends again and again, and a text that passed
+/// lately on this thread passes again without being read (see `protocol::passed`).
+fn checked<E: de::Error>(text: &str, strict: Strict<'_>, repeated: bool) -> Result<(), E> {
     let plain = match text.as_bytes().first() {
         Some(b'"') => !text.contains('\\'),
         Some(b't' | b'f' | b'n') => true,
@@ -200,7 +204,8 @@ fn checked<E: de::Error>(text: &str, strict: Strict<'_>) -> Result<(), E> {
         _ => text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit() || b == b'-'),
     };
     if !plain {
-        strict.check_text(text).map_err(|_| E::custom("invalid params"))?;
+        let check = if repeated { Strict::check_repeated_text } else { Strict::check_text };
+        check(&strict, text).map_err(|_| E::custom("invalid params"))?;
     }
     Ok(())
 }
@@ -234,7 +239,10 @@ impl<'de> Visitor<'de> for MetaSeed<'_, '_> {
         while let Some(key) = map.next_key_seed(KeyText)? {
             let key = kept_name(key, self.places[..*self.len].iter(), self.message, inner)?;
             let value = map.next_value::<&'de RawValue>()?.get();
-            checked(value, inner)?;
+            // A client repeats its capabilities and info in every request: their texts
+            // are checked once per thread while they stay the same.
+            let repeated = matches!(key, keys::CLIENT_CAPABILITIES | keys::CLIENT_INFO);
+            checked(value, inner, repeated)?;
             let place = Place {
                 key: span(self.message, key).ok_or_else(unusual)?,
                 value: span(self.message, value).ok_or_else(unusual)?,
