@@ -19,13 +19,13 @@ thread_local! {
 /// Whether `text` passed the rules on this thread with at most `depth_left` levels below
 /// it (so it passes with `depth_left`).
 pub(super) fn passed(text: &str, depth_left: usize) -> bool {
-    PASSED.try_with(|kept| kept.borrow().find(text, |depth| *depth <= depth_left).is_some()).unwrap_or(false)
+    PASSED.try_with(|kept| kept.borrow().find(text.as_bytes(), |depth| *depth <= depth_left).is_some()).unwrap_or(false)
 }
 
 /// Keep `text`, which just passed with `depth_left` levels below it.
 pub(super) fn remember(text: &str, depth_left: usize) {
     // `try_with`: a thread whose locals are being torn down keeps nothing.
-    let _ = PASSED.try_with(|kept| kept.borrow_mut().keep(text, depth_left));
+    let _ = PASSED.try_with(|kept| kept.borrow_mut().keep(text.as_bytes(), depth_left));
 }
 
 #[cfg(test)]

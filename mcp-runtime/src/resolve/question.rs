@@ -265,7 +265,9 @@ impl<T: ElicitForm> Question for Elicit<T> {
         let Err(message) = &self.inner else { return None };
         let schema = std::ptr::from_ref(T::schema()) as usize;
         FORM_DIGESTS
-            .try_with(|kept| kept.borrow().find(message, |(at, _)| *at == schema).map(|(_, digest)| digest.clone()))
+            .try_with(|kept| {
+                kept.borrow().find(message.as_bytes(), |(at, _)| *at == schema).map(|(_, digest)| digest.clone())
+            })
             .ok()
             .flatten()
     }
@@ -280,7 +282,8 @@ impl<T: ElicitForm> Question for Elicit<T> {
         }
         let schema = std::ptr::from_ref(T::schema()) as usize;
         // `try_with`: a thread whose locals are being torn down keeps nothing.
-        let _ = FORM_DIGESTS.try_with(|kept| kept.borrow_mut().keep(&form.message, (schema, digest.to_owned())));
+        let _ =
+            FORM_DIGESTS.try_with(|kept| kept.borrow_mut().keep(form.message.as_bytes(), (schema, digest.to_owned())));
     }
 }
 

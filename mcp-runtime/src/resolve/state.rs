@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::protocol::recent::Recent;
 use crate::protocol::{ElicitAction, InputRequest};
 
 const VERSION: u64 = 1;
@@ -118,7 +119,7 @@ pub fn question_digest(request: &InputRequest) -> String {
         text.extend_from_slice(request.method().as_bytes());
         text.extend_from_slice(b"\nnull");
     }
-    remembered_digest(text)
+    remembered_digest(&text)
 }
 
 /// The longest question text whose digest a thread remembers.
@@ -129,24 +130,18 @@ thread_local! {
     /// question call after call, and each call hashes it twice (to ask, then to check the
     /// answer against it): hashing was two thirds of a digest's cost, and a sixth of a
     /// two-round call's.
-    static LAST_DIGEST: RefCell<Option<(Vec<u8>, String)>> = const { RefCell::new(None) };
+    static LAST_DIGEST: RefCell<Recent<String, 1, REMEMBERED>> = const { RefCell::new(Recent::new()) };
 }
 
 /// The digest of `text`: the last one this thread computed when the text is the same
 /// (compared byte for byte), else computed, and remembered in its place.
-fn remembered_digest(text: Vec<u8>) -> String {
-    let same = |last: &RefCell<Option<(Vec<u8>, String)>>| match &*last.borrow() {
-        Some((seen, digest)) if *seen == text => Some(digest.clone()),
-        _ => None,
-    };
+fn remembered_digest(text: &[u8]) -> String {
     // `try_with`: a thread whose locals are being torn down hashes every time.
-    if let Ok(Some(digest)) = LAST_DIGEST.try_with(same) {
+    if let Ok(Some(digest)) = LAST_DIGEST.try_with(|last| last.borrow().find(text, |_| true).cloned()) {
         return digest;
     }
-    let digest = digest_of(&text);
-    if text.len() <= REMEMBERED {
-        let _ = LAST_DIGEST.try_with(|last| *last.borrow_mut() = Some((text, digest.clone())));
-    }
+    let digest = digest_of(text);
+    let _ = LAST_DIGEST.try_with(|last| last.borrow_mut().keep(text, digest.clone()));
     digest
 }
 

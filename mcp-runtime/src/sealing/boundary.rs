@@ -44,12 +44,12 @@ fn arguments_digest(params: Option<&Params>) -> String {
     let Some(text) = params.and_then(|params| params.arrived_text("arguments")) else {
         return digest();
     };
-    if let Ok(Some(known)) = ARGUMENTS_DIGESTS.try_with(|kept| kept.borrow().find(text, |_| true).cloned()) {
+    if let Ok(Some(known)) = ARGUMENTS_DIGESTS.try_with(|kept| kept.borrow().find(text.as_bytes(), |_| true).cloned()) {
         return known;
     }
     let fresh = digest();
     // `try_with`: a thread whose locals are being torn down keeps nothing.
-    let _ = ARGUMENTS_DIGESTS.try_with(|kept| kept.borrow_mut().keep(text, fresh.clone()));
+    let _ = ARGUMENTS_DIGESTS.try_with(|kept| kept.borrow_mut().keep(text.as_bytes(), fresh.clone()));
     fresh
 }
 

@@ -10,18 +10,19 @@ use std::thread::LocalKey;
 
 use serde::de::DeserializeOwned;
 
+use crate::protocol::recent::Recent;
 use crate::protocol::{ClientCapabilities, Field, Implementation};
 
 /// The longest text remembered (longer ones are read every time), so that what a thread
 /// keeps stays small.
 const LONGEST: usize = 2048;
 
-/// A text and what it read as.
-type Last<T> = RefCell<Option<(Box<str>, Arc<T>)>>;
+/// The last text and what it read as.
+type Last<T> = RefCell<Recent<Arc<T>, 1, LONGEST>>;
 
 thread_local! {
-    static CAPABILITIES: Last<ClientCapabilities> = const { RefCell::new(None) };
-    static CLIENT_INFO: Last<Implementation> = const { RefCell::new(None) };
+    static CAPABILITIES: Last<ClientCapabilities> = const { RefCell::new(Recent::new()) };
+    static CLIENT_INFO: Last<Implementation> = const { RefCell::new(Recent::new()) };
 }
 
 /// `field` read as client capabilities (see [`Field::decode`]).
@@ -38,18 +39,12 @@ pub(super) fn client_info(field: Field<'_>) -> Result<Arc<Implementation>, Strin
 /// read (and, if it reads, remembered). A field that was built is read as is.
 fn remembered<T: DeserializeOwned>(last: &'static LocalKey<Last<T>>, field: Field<'_>) -> Result<Arc<T>, String> {
     let Field::Text(text) = field else { return field.decode().map(Arc::new) };
-    let same = |slot: &Last<T>| match &*slot.borrow() {
-        Some((seen, read)) if **seen == *text => Some(Arc::clone(read)),
-        _ => None,
-    };
     // `try_with`: a thread whose locals are being torn down reads every time.
-    if let Ok(Some(read)) = last.try_with(same) {
+    if let Ok(Some(read)) = last.try_with(|slot| slot.borrow().find(text.as_bytes(), |_| true).map(Arc::clone)) {
         return Ok(read);
     }
     let read = Arc::new(field.decode::<T>()?);
-    if text.len() <= LONGEST {
-        let _ = last.try_with(|slot| *slot.borrow_mut() = Some((text.into(), Arc::clone(&read))));
-    }
+    let _ = last.try_with(|slot| slot.borrow_mut().keep(text.as_bytes(), Arc::clone(&read)));
     Ok(read)
 }
 
