@@ -144,7 +144,9 @@ impl Graph {
 /// to its base's next free suffix, so no two resolvers of a tool share a key.
 #[derive(Debug)]
 pub struct Plan {
-    keys: HashMap<TypeId, Arc<str>>,
+    /// In discovery order. A tool has a few resolvers: a scan of their type ids costs less
+    /// than hashing one with SipHash.
+    keys: Vec<(TypeId, Arc<str>)>,
 }
 
 impl Plan {
@@ -174,7 +176,9 @@ impl Plan {
 
     /// The wire key of `R` in this tool.
     pub fn key<R: Resolver>(&self) -> Arc<str> {
-        self.keys.get(&TypeId::of::<R>()).cloned().unwrap_or_else(|| Arc::from(R::KEY))
+        let id = TypeId::of::<R>();
+        let found = self.keys.iter().find(|(key_of, _)| *key_of == id);
+        found.map(|(_, key)| Arc::clone(key)).unwrap_or_else(|| Arc::from(R::KEY))
     }
 }
 
@@ -193,7 +197,8 @@ pub struct Round {
     recorded: Progress,
     next: Progress,
     pending: BTreeMap<String, InputRequest>,
-    memo: HashMap<TypeId, Memo>,
+    /// Each resolver visited this round (a few per tool: scanned, as `Plan::keys`).
+    memo: Vec<(TypeId, Memo)>,
 }
 
 impl std::fmt::Debug for Round {
@@ -214,7 +219,7 @@ impl Round {
             next.r = recorded.r.saturating_add(1);
             ctx.request().span().record("mcp.round", i64::from(next.r));
         }
-        Round { ctx: ctx.clone(), plan, tool, legacy, recorded, next, pending: BTreeMap::new(), memo: HashMap::new() }
+        Round { ctx: ctx.clone(), plan, tool, legacy, recorded, next, pending: BTreeMap::new(), memo: Vec::new() }
     }
 
     /// The request's context.
@@ -229,7 +234,8 @@ impl Round {
         A: ?Sized + Sync,
     {
         let id = TypeId::of::<R>();
-        match self.memo.get(&id) {
+        let at = self.memo.iter().position(|(seen, _)| *seen == id);
+        match at.map(|at| &self.memo[at].1) {
             Some(Memo::Done(value)) => return Ok(value.downcast_ref::<Answer<Arc<R::Value>>>().cloned()),
             Some(Memo::Pending) => return Ok(None),
             Some(Memo::Running) => {
@@ -238,7 +244,8 @@ impl Round {
             }
             None => {}
         }
-        self.memo.insert(id, Memo::Running);
+        self.memo.push((id, Memo::Running));
+        let at = self.memo.len() - 1;
         let span = tracing::info_span!(
             target: crate::telemetry::TARGET,
             "mcp.resolve",
@@ -257,7 +264,9 @@ impl Round {
             Err(stop) => (Memo::Pending, Err(stop), "stopped"),
         };
         span.record("mcp.resolver.outcome", outcome);
-        self.memo.insert(id, memo);
+        // A resolver's run visits its dependencies, which push their own entries after
+        // `at`: entries are never removed, so `at` is still this resolver's.
+        self.memo[at].1 = memo;
         result
     }
 
