@@ -9,7 +9,7 @@ use ring::rand::SystemRandom;
 use serde_json::Value;
 
 use super::consumed::ConsumedTokensError;
-use super::envelope::{Binding, Envelope, Rejection, args_digest, principal_claim};
+use super::envelope::{Binding, Claims, Rejection, args_digest, principal_claim};
 use super::policy::{PrincipalBinding, RequestStateSecurity};
 use crate::Error;
 use crate::handler::{BoxFuture, Handler, Layer, Reply, Request, RequestContext};
@@ -142,11 +142,11 @@ impl Boundary {
         };
         let bytes = self.security.codec.unseal(token).map_err(|e| reject(span, &binding.method, e.0))?;
         let now = self.security.clock.now_ms();
-        let envelope = Envelope::open(&bytes, now, binding, self.audience.as_deref(), principal)
+        let claims = Claims::open(&bytes, now, binding, self.audience.as_deref(), principal)
             .map_err(|r| reject(span, &binding.method, r.reason()))?;
         // `open` checked the expiry minted into the token; the ttl in force now bounds it
         // too, so that lowering the ttl shortens tokens already issued.
-        let expires = envelope.exp.min(envelope.iat.saturating_add(self.security.ttl_ms));
+        let expires = claims.exp.min(claims.iat.saturating_add(self.security.ttl_ms));
         if now >= expires {
             return Err(reject(span, &binding.method, Rejection::Expired.reason()));
         }
@@ -161,13 +161,13 @@ impl Boundary {
             }
         }
         // Set in place: params kept as text keep it for their other members.
-        params.set("requestState", Some(Value::String(envelope.s)));
+        params.set("requestState", Some(Value::String(claims.s.to_owned())));
         crate::telemetry::record_request_state(span, "ok");
         Ok(())
     }
 
     /// Seal a handler's plaintext state for the client.
-    pub(crate) fn outbound(&self, binding: &Binding, state: String, principal: Option<&str>) -> Result<String, Error> {
+    pub(crate) fn outbound(&self, binding: &Binding, state: &str, principal: Option<&str>) -> Result<String, Error> {
         let refuse = |why: &str| {
             tracing::error!(method = ?Untrusted(&binding.method), why, "refusing to seal requestState");
             Error::internal("Internal error")
@@ -179,8 +179,8 @@ impl Boundary {
             None => None,
         };
         let now = self.security.clock.now_ms();
-        let envelope = Envelope::new(now, self.security.ttl_ms, binding, state, self.audience.clone(), claim);
-        let payload = envelope.to_payload();
+        let claims = Claims::minted(now, self.security.ttl_ms, binding, state, self.audience.as_deref(), claim.as_deref());
+        let payload = claims.to_payload();
         self.security.codec.seal(&payload).map_err(|e| refuse(&e.0))
     }
 }
@@ -283,7 +283,7 @@ impl<H: Handler> Handler for Sealed<H> {
                     );
                     return Err(Error::internal("Handler returned an invalid result"));
                 };
-                ir.request_state = Some(boundary.outbound(binding, state, principal.as_deref())?);
+                ir.request_state = Some(boundary.outbound(binding, &state, principal.as_deref())?);
             }
             Ok(reply)
         })

@@ -19,6 +19,10 @@ const PRINCIPAL_LABEL: &[u8] = b"mcp/request-state/principal:";
 /// into a JSON string and parsing it back cost several times the encryption. The
 /// payload is authenticated by the codec before it is decoded, and decoding is strict
 /// all the same (bounds-checked, UTF-8 checked, no trailing bytes).
+///
+/// The runtime itself reads and writes the claims borrowed (`Claims`); this owned form is
+/// for tests, benchmarks and fuzzing (`test-util`).
+#[cfg(feature = "test-util")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Envelope {
     /// Envelope version.
@@ -177,6 +181,7 @@ impl Rejection {
     }
 }
 
+#[cfg(feature = "test-util")]
 impl Envelope {
     /// A new envelope.
     pub fn new(
@@ -206,20 +211,18 @@ impl Envelope {
     /// is its length (LEB128) and its UTF-8 bytes, and each optional string is `0` when
     /// absent or `1` and the string.
     pub fn to_payload(&self) -> Vec<u8> {
-        let optional = |o: &Option<String>| o.as_ref().map_or(0, String::len);
-        let strings =
-            self.m.len() + self.t.len() + self.a.len() + self.s.len() + optional(&self.aud) + optional(&self.p);
-        let mut out = Vec::with_capacity(1 + 8 + 8 + 2 + 6 * 10 + strings);
-        out.push(self.v);
-        out.extend_from_slice(&self.iat.to_be_bytes());
-        out.extend_from_slice(&self.exp.to_be_bytes());
-        put_str(&mut out, &self.m);
-        put_str(&mut out, &self.t);
-        put_str(&mut out, &self.a);
-        put_optional(&mut out, self.aud.as_deref());
-        put_optional(&mut out, self.p.as_deref());
-        put_str(&mut out, &self.s);
-        out
+        Claims {
+            v: self.v,
+            iat: self.iat,
+            exp: self.exp,
+            m: &self.m,
+            t: &self.t,
+            a: &self.a,
+            s: &self.s,
+            aud: self.aud.as_deref(),
+            p: self.p.as_deref(),
+        }
+        .to_payload()
     }
 
     /// Decode a payload of this version without checking it against a request (to inspect
@@ -237,7 +240,41 @@ impl Envelope {
         audience: Option<&str>,
         principal: Option<&str>,
     ) -> Result<Envelope, Rejection> {
-        // Claims are read borrowed from `bytes` and checked before anything is copied out.
+        Claims::open(bytes, now_ms, binding, audience, principal).map(Claims::into_owned)
+    }
+}
+
+impl<'a> Claims<'a> {
+    /// The claims of a token minted now for `binding`, around `state`.
+    pub(crate) fn minted(
+        now_ms: u64,
+        ttl_ms: u64,
+        binding: &'a Binding,
+        state: &'a str,
+        aud: Option<&'a str>,
+        p: Option<&'a str>,
+    ) -> Self {
+        Claims {
+            v: VERSION,
+            iat: now_ms,
+            exp: now_ms.saturating_add(ttl_ms),
+            m: &binding.method,
+            t: &binding.target,
+            a: &binding.args_digest,
+            s: state,
+            aud,
+            p,
+        }
+    }
+
+    /// Decode a payload and check it against the request it came back with.
+    pub(crate) fn open(
+        bytes: &'a [u8],
+        now_ms: u64,
+        binding: &Binding,
+        audience: Option<&str>,
+        principal: Option<&str>,
+    ) -> Result<Claims<'a>, Rejection> {
         let claims = Claims::decode(bytes).ok_or(Rejection::Malformed)?;
         if claims.iat > now_ms.saturating_add(FUTURE_SKEW_MS) {
             return Err(Rejection::FromTheFuture);
@@ -260,7 +297,7 @@ impl Envelope {
             }
             _ => return Err(Rejection::PrincipalDrift),
         }
-        Ok(claims.into_owned())
+        Ok(claims)
     }
 }
 
@@ -287,20 +324,39 @@ fn put_optional(out: &mut Vec<u8>, s: Option<&str>) {
     }
 }
 
-/// [`Envelope`] as read back, borrowed from the payload.
-struct Claims<'a> {
+/// The claims of a token, borrowed: as read back from a payload (checked before anything
+/// is copied out of it), or as written into one (without copying the binding first).
+pub(crate) struct Claims<'a> {
     v: u8,
-    iat: u64,
-    exp: u64,
+    pub(crate) iat: u64,
+    pub(crate) exp: u64,
     m: &'a str,
     t: &'a str,
     a: &'a str,
-    s: &'a str,
+    pub(crate) s: &'a str,
     aud: Option<&'a str>,
     p: Option<&'a str>,
 }
 
 impl<'a> Claims<'a> {
+    /// The bytes the codec seals (the layout is documented on `Envelope::to_payload`).
+    pub(crate) fn to_payload(&self) -> Vec<u8> {
+        let optional = |o: Option<&str>| o.map_or(0, str::len);
+        let strings =
+            self.m.len() + self.t.len() + self.a.len() + self.s.len() + optional(self.aud) + optional(self.p);
+        let mut out = Vec::with_capacity(1 + 8 + 8 + 2 + 6 * 10 + strings);
+        out.push(self.v);
+        out.extend_from_slice(&self.iat.to_be_bytes());
+        out.extend_from_slice(&self.exp.to_be_bytes());
+        put_str(&mut out, self.m);
+        put_str(&mut out, self.t);
+        put_str(&mut out, self.a);
+        put_optional(&mut out, self.aud);
+        put_optional(&mut out, self.p);
+        put_str(&mut out, self.s);
+        out
+    }
+
     fn decode(bytes: &'a [u8]) -> Option<Claims<'a>> {
         let mut r = Reader(bytes);
         // Another version has another layout.
@@ -313,6 +369,7 @@ impl<'a> Claims<'a> {
         r.0.is_empty().then_some(Claims { v, iat, exp, m, t, a, s, aud, p })
     }
 
+    #[cfg(feature = "test-util")]
     fn into_owned(self) -> Envelope {
         Envelope {
             v: self.v,
