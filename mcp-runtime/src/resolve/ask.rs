@@ -49,7 +49,7 @@ pub async fn ask<Q: Question>(ctx: &RequestContext, question: Q) -> Result<Answe
         Rendered::Ask(request) => *request,
     };
     let response = ctx.request_input(request.clone()).await?;
-    match interpret::<Q>(request.method(), &request, &response) {
+    match interpret::<Q>(request.method(), &response, |payload| Q::decode(&request, payload)) {
         Ok(fresh) => Ok(fresh.answer),
         Err(why) => Err(Error::invalid_params(why)),
     }

@@ -87,6 +87,22 @@ pub trait Question: Send + 'static {
     fn note_digest(request: &InputRequest, digest: &str, _: Internal) {
         let _ = (request, digest);
     }
+
+    /// Whether [`decode_unrendered`](Self::decode_unrendered) reads the answers to this
+    /// question. Crate-only, as [`known_digest`](Self::known_digest).
+    #[doc(hidden)]
+    fn decodes_unrendered(&self, _: Internal) -> bool {
+        false
+    }
+
+    /// [`decode`](Self::decode) against the request this question renders, without
+    /// rendering it: a round that takes the answer to a question asked before renders
+    /// nothing. Crate-only, as [`known_digest`](Self::known_digest).
+    #[doc(hidden)]
+    fn decode_unrendered(&self, payload: &Value, _: Internal) -> Option<Self::Value> {
+        let _ = payload;
+        None
+    }
 }
 
 /// The argument only this crate can pass to [`Question`]'s crate-only methods.
@@ -253,10 +269,17 @@ impl<T: ElicitForm> Question for Elicit<T> {
         let InputRequest::Elicit(ElicitRequestParams::Form(form)) = request else {
             return None;
         };
-        if !content_matches(&form.requested_schema, payload) {
-            return None;
-        }
-        T::deserialize(payload).ok()
+        decode_form(&form.requested_schema, payload)
+    }
+
+    /// An ask renders a form request with the schema of `T`, and nothing else `decode`
+    /// reads.
+    fn decodes_unrendered(&self, _: Internal) -> bool {
+        self.inner.is_err()
+    }
+
+    fn decode_unrendered(&self, payload: &Value, _: Internal) -> Option<T> {
+        decode_form(T::schema(), payload)
     }
 
     /// Known when a question of this type was asked with the same message on this thread
@@ -285,6 +308,14 @@ impl<T: ElicitForm> Question for Elicit<T> {
         let _ =
             FORM_DIGESTS.try_with(|kept| kept.borrow_mut().keep(form.message.as_bytes(), (schema, digest.to_owned())));
     }
+}
+
+/// A form answer's content as `T`, if it fits `schema`.
+fn decode_form<T: ElicitForm>(schema: &crate::protocol::ElicitationSchema, payload: &Value) -> Option<T> {
+    if !content_matches(schema, payload) {
+        return None;
+    }
+    T::deserialize(payload).ok()
 }
 
 /// Ask the client's model for a completion (`sampling/createMessage`).

@@ -284,11 +284,20 @@ impl Round {
     {
         // Told by the question when it can (before it is consumed), else hashed below.
         let known = if self.legacy { None } else { question.known_digest(Internal::TOKEN) };
+        let key = self.plan.key::<R>();
+        // A question that tells its digest and reads its answers itself is rendered only
+        // if it is asked: the round that takes its answer renders nothing.
+        let unrendered = known.is_some() && question.decodes_unrendered(Internal::TOKEN);
+        if let Some(q) = known.as_deref().filter(|_| unrendered) {
+            let decode = |payload: &serde_json::Value| question.decode_unrendered(payload, Internal::TOKEN);
+            if let Some(visit) = self.take_answer::<Q>(&key, q, decode)? {
+                return Ok(visit);
+            }
+        }
         let request = match question.into_request() {
             Rendered::Answered(value) => return Round::value(value),
             Rendered::Ask(request) => *request,
         };
-        let key = self.plan.key::<R>();
         if self.legacy {
             // Boxed: its future (the request to the client, and the answer awaited) would
             // otherwise make every resolver's future that much larger, in either era.
@@ -300,35 +309,49 @@ impl Round {
             q
         });
         debug_assert_eq!(q, question_digest(&request), "a question told a digest that is not its own");
-        if let Some(recorded) = self.recorded.outcomes.get(&*key).filter(|r| r.q == q) {
+        if !unrendered && let Some(visit) = self.take_answer::<Q>(&key, &q, |payload| Q::decode(&request, payload))? {
+            return Ok(visit);
+        }
+        self.gate(&key, &request)?;
+        self.next.asked.insert(key.to_string(), q);
+        self.pending.insert(key.to_string(), request);
+        Ok(Visit::Pending)
+    }
+
+    /// The answer to question `q` under `key`, read with `decode`: the one recorded for
+    /// it, else a fresh one to it (that came with the state that asked it); `None` when
+    /// there is neither, and the question is to be asked.
+    fn take_answer<Q: Question>(
+        &mut self,
+        key: &str,
+        q: &str,
+        decode: impl Fn(&serde_json::Value) -> Option<Q::Value>,
+    ) -> Result<Option<Visit<Q::Value>>, Stop> {
+        if let Some(recorded) = self.recorded.outcomes.get(key).filter(|r| r.q == q) {
             let answer = match recorded.action {
-                ElicitAction::Accept => {
-                    recorded.data.as_ref().and_then(|d| Q::decode(&request, d)).map(|v| Answer::Accept(Arc::new(v)))
-                }
+                ElicitAction::Accept => recorded.data.as_ref().and_then(&decode).map(|v| Answer::Accept(Arc::new(v))),
                 ElicitAction::Decline => (Q::KIND == QuestionKind::Elicit).then_some(Answer::Decline),
                 ElicitAction::Cancel => (Q::KIND == QuestionKind::Elicit).then_some(Answer::Cancel),
             };
             if let Some(answer) = answer {
-                self.next.outcomes.insert(key.to_string(), recorded.clone());
-                return Ok(Visit::Done(answer));
+                self.next.outcomes.insert(key.to_owned(), recorded.clone());
+                return Ok(Some(Visit::Done(answer)));
             }
             tracing::debug!(resolver = %key, "a recorded answer no longer fits its question; asking again");
         }
-        if let Some(response) = self.ctx.input_response(&key) {
-            if self.recorded.asked.get(&*key) == Some(&q) {
-                let fresh = interpret::<Q>(&key, &request, response).map_err(Stop::tool_error)?;
-                self.next.outcomes.insert(key.to_string(), Recorded { action: fresh.action, data: fresh.data, q });
-                return Ok(Visit::Done(fresh.answer.map(Arc::new)));
+        if let Some(response) = self.ctx.input_response(key) {
+            if self.recorded.asked.get(key).is_some_and(|asked| asked == q) {
+                let fresh = interpret::<Q>(key, response, decode).map_err(Stop::tool_error)?;
+                let recorded = Recorded { action: fresh.action, data: fresh.data, q: q.to_owned() };
+                self.next.outcomes.insert(key.to_owned(), recorded);
+                return Ok(Some(Visit::Done(fresh.answer.map(Arc::new))));
             }
             tracing::info!(
                 resolver = %key,
                 "discarding an answer: the question changed since it was asked, or it came without the state that asked it"
             );
         }
-        self.gate(&key, &request)?;
-        self.next.asked.insert(key.to_string(), q);
-        self.pending.insert(key.to_string(), request);
-        Ok(Visit::Pending)
+        Ok(None)
     }
 
     async fn ask_back_channel<Q: Question>(
@@ -338,7 +361,7 @@ impl Round {
     ) -> Result<Visit<Q::Value>, Stop> {
         self.gate(key, &request)?;
         let response = self.ctx.request_input(request.clone()).await.map_err(Stop::error)?;
-        let fresh = interpret::<Q>(key, &request, &response).map_err(Stop::tool_error)?;
+        let fresh = interpret::<Q>(key, &response, |payload| Q::decode(&request, payload)).map_err(Stop::tool_error)?;
         Ok(Visit::Done(fresh.answer.map(Arc::new)))
     }
 
@@ -396,11 +419,12 @@ pub(super) struct Fresh<V> {
     data: Option<serde_json::Value>,
 }
 
-/// Read a fresh answer; the error says what was wrong with it.
+/// Read a fresh answer, its payload with `decode` (the question's, against its request);
+/// the error says what was wrong with it.
 pub(super) fn interpret<Q: Question>(
     key: &str,
-    request: &InputRequest,
     response: &InputResponse,
+    decode: impl Fn(&serde_json::Value) -> Option<Q::Value>,
 ) -> Result<Fresh<Q::Value>, String> {
     let fail = |what: &str| Err(format!("Resolver '{key}' received {what}"));
     let payload = match (Q::KIND, response) {
@@ -419,7 +443,7 @@ pub(super) fn interpret<Q: Question>(
         (QuestionKind::ListRoots, InputResponse::ListRoots(result)) => serde_json::to_value(result).unwrap_or_default(),
         _ => return fail("a response of the wrong kind"),
     };
-    match Q::decode(request, &payload) {
+    match decode(&payload) {
         Some(value) => Ok(Fresh { answer: Answer::Accept(value), action: ElicitAction::Accept, data: Some(payload) }),
         None if Q::KIND == QuestionKind::Elicit => {
             fail("an elicitation whose content does not match the requested schema")

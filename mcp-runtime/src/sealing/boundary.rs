@@ -179,7 +179,8 @@ impl Boundary {
             None => None,
         };
         let now = self.security.clock.now_ms();
-        let claims = Claims::minted(now, self.security.ttl_ms, binding, state, self.audience.as_deref(), claim.as_deref());
+        let claims =
+            Claims::minted(now, self.security.ttl_ms, binding, state, self.audience.as_deref(), claim.as_deref());
         let payload = claims.to_payload();
         self.security.codec.seal(&payload).map_err(|e| refuse(&e.0))
     }

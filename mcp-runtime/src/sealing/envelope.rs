@@ -342,8 +342,7 @@ impl<'a> Claims<'a> {
     /// The bytes the codec seals (the layout is documented on `Envelope::to_payload`).
     pub(crate) fn to_payload(&self) -> Vec<u8> {
         let optional = |o: Option<&str>| o.map_or(0, str::len);
-        let strings =
-            self.m.len() + self.t.len() + self.a.len() + self.s.len() + optional(self.aud) + optional(self.p);
+        let strings = self.m.len() + self.t.len() + self.a.len() + self.s.len() + optional(self.aud) + optional(self.p);
         let mut out = Vec::with_capacity(1 + 8 + 8 + 2 + 6 * 10 + strings);
         out.push(self.v);
         out.extend_from_slice(&self.iat.to_be_bytes());

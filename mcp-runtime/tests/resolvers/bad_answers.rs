@@ -5,6 +5,39 @@ use super::*;
 pub(crate) const ORDER: &str = "resolvers::bad_answers::ask_order";
 const TITLE: &str = "resolvers::bad_answers::ask_title";
 const ROOTS: &str = "resolvers::bad_answers::ask_roots";
+const CODE: &str = "resolvers::bad_answers::ask_code";
+
+/// A code of at most three characters: its schema says more than its type, so only the
+/// check against the schema refuses a longer one (deserializing it would succeed).
+#[derive(Debug, serde::Deserialize)]
+struct Code {
+    code: String,
+}
+
+impl mcp::resolve::ElicitForm for Code {
+    fn schema() -> &'static mcp::protocol::ElicitationSchema {
+        static SCHEMA: std::sync::OnceLock<mcp::protocol::ElicitationSchema> = std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            let mut code = mcp::protocol::StringSchema::default();
+            code.max_length = Some(3);
+            let mut schema = mcp::protocol::ElicitationSchema::default();
+            schema.properties.insert("code".into(), mcp::protocol::PrimitiveSchema::String(code));
+            schema.required = Some(vec!["code".into()]);
+            schema
+        })
+    }
+}
+
+#[mcp::resolver]
+fn ask_code() -> Elicit<Code> {
+    Elicit::new("Which code?")
+}
+
+/// Enter a code.
+#[mcp::tool]
+fn enter(code: Resolve<ask_code>) -> String {
+    code.code.clone()
+}
 
 #[mcp::resolver]
 pub(crate) fn ask_order() -> Elicit<Order> {
@@ -40,7 +73,12 @@ fn count_roots(roots: Resolve<ask_roots>) -> String {
 }
 
 fn server() -> Server {
-    Server::builder("bad-answers", "1.0.0").tool::<order>().tool::<title>().tool::<count_roots>().build()
+    Server::builder("bad-answers", "1.0.0")
+        .tool::<order>()
+        .tool::<title>()
+        .tool::<count_roots>()
+        .tool::<enter>()
+        .build()
 }
 
 /// Ask `tool` once, then answer its one question (under `key`) with `answer`.
@@ -87,6 +125,21 @@ async fn accepted_content_failing_the_form_schema_fails_the_call_without_leaking
     // Unknown fields are not a mismatch.
     let result = answer_once(&client, "order", ORDER, accept(json!({"count": 2, "tier": "large", "extra": [1]}))).await;
     assert_eq!(complete_text(&result), "2 x Large");
+}
+
+#[tokio::test]
+async fn content_the_type_reads_but_the_schema_refuses_fails_the_call() {
+    // The answer is taken on the thread that asked (which knows the question's digest, so
+    // reads the answer without rendering the question again): the schema is checked all
+    // the same.
+    let client = in_process(&server());
+    let result = answer_once(&client, "enter", CODE, accept(json!({"code": "ABCD"}))).await;
+    assert_eq!(
+        tool_error_text(&result),
+        format!("Resolver '{CODE}' received an elicitation whose content does not match the requested schema")
+    );
+    let result = answer_once(&client, "enter", CODE, accept(json!({"code": "ABC"}))).await;
+    assert_eq!(complete_text(&result), "ABC");
 }
 
 #[tokio::test]
