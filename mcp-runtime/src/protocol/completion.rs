@@ -70,7 +70,7 @@ pub struct CompletionContext {
 pub struct CompleteParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
     /// What is being completed.
     #[serde(rename = "ref")]
     pub reference: CompletionReference,

@@ -36,7 +36,7 @@ pub struct DiscoverResult {
 pub struct MetaOnlyParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Parameters of the legacy `initialize` request.

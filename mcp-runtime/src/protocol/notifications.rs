@@ -100,7 +100,7 @@ pub struct SubscriptionFilter {
 pub struct SubscriptionsListenParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
     /// What to send.
     pub notifications: SubscriptionFilter,
 }

@@ -134,7 +134,7 @@ impl ListPromptsResult {
 pub struct GetPromptParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
     /// The prompt.
     pub name: String,
     /// Its arguments, all strings.

@@ -195,7 +195,7 @@ pub struct ListResourceTemplatesResult {
 pub struct ReadResourceParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
     /// The URI to read.
     pub uri: String,
     /// Answers to the previous round's `inputRequests`.

@@ -142,7 +142,7 @@ impl ToolAnnotations {
 pub struct PaginatedParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
     /// Where to continue, from a previous `nextCursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<Cursor>,
@@ -184,7 +184,7 @@ impl ListToolsResult {
 pub struct CallToolParams {
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
     /// The tool to call.
     pub name: String,
     /// The arguments.
@@ -220,7 +220,7 @@ impl CallToolParams {
         let mut named = false;
         params.take_each(|key, value| {
             match key {
-                "_meta" if meta => read.meta = Option::<RequestMeta>::deserialize(value.into_value())?,
+                "_meta" if meta => read.meta = Option::<Box<RequestMeta>>::deserialize(value.into_value())?,
                 "name" => {
                     read.name = String::deserialize(value.into_value())?;
                     named = true;
