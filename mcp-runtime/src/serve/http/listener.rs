@@ -230,10 +230,14 @@ macro_rules! drive {
         let mut stop = $stop;
         let connection = $connection;
         tokio::pin!(connection);
+        // `select!` polls both futures whenever the task wakes (a few times a request); the
+        // signal has news only once its waker fired (see `Woken`).
+        let mut stopped = crate::serve::woken::Woken::new(stop.wait_for(|stop| *stop));
         let finished = tokio::select! {
             ended = connection.as_mut() => Some(ended),
-            stopping = stop.wait_for(|stop| *stop) => stopping.map(|_| None).unwrap_or(None),
+            stopping = &mut stopped => stopping.map(|_| None).unwrap_or(None),
         };
+        drop(stopped);
         let ended = match finished {
             Some(ended) => ended,
             None => {

@@ -94,6 +94,47 @@ async fn a_panicking_handler_is_500_minus_32603_for_that_request_only() {
     assert_eq!(reply.json()["result"]["content"][0]["text"], "slept 300 ms", "{}", reply.body);
 }
 
+/// Graceful shutdown ends a connection that is open but idle between requests (HTTP/1.1
+/// keeps it alive): the signal alone wakes the connection's task, on the caller's runtime
+/// and on worker threads alike.
+#[tokio::test]
+async fn shutdown_closes_an_idle_kept_alive_connection() {
+    use tokio::io::AsyncReadExt as _;
+    for workers in [0, 2] {
+        let (server, _probe) = test_server();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(
+            mcp::serve::http(listener, server)
+                .workers(workers)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .into_future(),
+        );
+        let message = call(json!(1), "echo", json!({"text": "still here"}));
+        let mut socket =
+            http::write_raw(addr, "POST", PATH, &call_headers("echo"), message.to_string().as_bytes()).await;
+        let mut answer = Vec::new();
+        while !String::from_utf8_lossy(&answer).contains("still here") {
+            let mut chunk = [0u8; 4096];
+            let read = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut chunk)).await;
+            let n = read.expect("the answer arrives").expect("reading the answer");
+            assert!(n > 0, "workers {workers}: the connection closed before the answer");
+            answer.extend_from_slice(&chunk[..n]);
+        }
+        // Answered, the connection stays open; the shutdown signal alone must close it.
+        let _ = stop.send(());
+        let mut rest = Vec::new();
+        let closed = tokio::time::timeout(Duration::from_secs(5), socket.read_to_end(&mut rest)).await;
+        assert!(closed.is_ok(), "workers {workers}: the idle connection was not closed on shutdown");
+        let ended = tokio::time::timeout(Duration::from_secs(5), serving).await;
+        let ended = ended.unwrap_or_else(|_| panic!("workers {workers}: shutdown did not finish"));
+        ended.expect("the serving task").expect("served without an I/O error");
+    }
+}
+
 /// `Serve::workers`: connections served on threads of their own, each with a
 /// single-threaded runtime. Requests on several connections are answered, progress
 /// streams, a client going away cancels its handler there, and shutdown drains them.
