@@ -45,7 +45,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 }
                 break;
             }
-            let (chunk, found) = match available.iter().position(|b| *b == b'\n') {
+            // memchr: a byte-at-a-time search cost about three instructions a byte.
+            let (chunk, found) = match memchr::memchr(b'\n', available) {
                 Some(pos) => (&available[..pos], Some(pos + 1)),
                 None => (available, None),
             };

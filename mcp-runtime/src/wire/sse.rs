@@ -142,7 +142,7 @@ impl Parser {
                 chunk = &chunk[1..];
                 continue;
             }
-            let Some(at) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') else {
+            let Some(at) = memchr::memchr2(b'\n', b'\r', chunk) else {
                 self.cost(2 * chunk.len()); // scanned, then copied
                 self.line.extend_from_slice(chunk);
                 return self.check(0);
@@ -252,7 +252,7 @@ impl Parser {
         }
         self.cost(line.len()); // the search for the colon, then at most one copy of the value
         self.cost(line.len());
-        let (field, value) = match line.iter().position(|&b| b == b':') {
+        let (field, value) = match memchr::memchr(b':', line) {
             Some(at) => {
                 let value = &line[at + 1..];
                 (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
