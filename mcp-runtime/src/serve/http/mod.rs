@@ -293,10 +293,12 @@ impl State {
         // Shared from the start (the handler's context gets a handle): the parts themselves
         // are never a local that the future keeps room for while the request is served.
         let mut http = Arc::new(HttpRequest { parts, peer });
-        let json =
-            http.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-                v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json")
-            });
+        let json = http
+            .parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| reply::before_parameters(v.as_bytes()).eq_ignore_ascii_case(b"application/json"));
         if !json {
             return error_response(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
