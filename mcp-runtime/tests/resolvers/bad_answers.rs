@@ -18,12 +18,12 @@ impl mcp::resolve::ElicitForm for Code {
     fn schema() -> &'static mcp::protocol::ElicitationSchema {
         static SCHEMA: std::sync::OnceLock<mcp::protocol::ElicitationSchema> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| {
-            let mut code = mcp::protocol::StringSchema::default();
-            code.max_length = Some(3);
-            let mut schema = mcp::protocol::ElicitationSchema::default();
-            schema.properties.insert("code".into(), mcp::protocol::PrimitiveSchema::String(code));
-            schema.required = Some(vec!["code".into()]);
-            schema
+            let code = mcp::protocol::StringSchema { max_length: Some(3), ..Default::default() };
+            mcp::protocol::ElicitationSchema {
+                properties: [("code".to_owned(), mcp::protocol::PrimitiveSchema::String(code))].into_iter().collect(),
+                required: Some(vec!["code".into()]),
+                ..Default::default()
+            }
         })
     }
 }
