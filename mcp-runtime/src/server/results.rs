@@ -107,19 +107,40 @@ pub(crate) fn finish_modern(
                 }
             }
         },
-        Reply::InputRequired(ir) if ir.meta.is_none() && ir.result_type == ResultType::InputRequired => {
+        Reply::InputRequired(mut ir) if ir.meta.is_none() && ir.result_type == ResultType::InputRequired => {
             check_well_formed(&ir)?;
             check_capabilities(&ir, capabilities)?;
             // The struct writes its own `resultType` (always `input_required`). Its sealed
             // state alone is hundreds of bytes; each question about as many again.
             let questions = ir.input_requests.as_ref().map_or(0, |asked| 384 * asked.len());
-            let state = ir.request_state.as_ref().map_or(0, String::len);
-            let capacity = 64 + questions + state + server.server_info_meta.len();
-            append_fields(encode_sized(&ir, capacity)?, &[&server.server_info_meta])?
+            let state_len = ir.request_state.as_ref().map_or(0, String::len);
+            let capacity = 64 + questions + state_len + server.server_info_meta.len();
+            // `requestState` is the last field the struct writes (without `_meta`): a state
+            // with nothing to escape (the sealing layer's base64url) is written after the
+            // others as it is, rather than by the serializer a byte at a time.
+            let state = ir.request_state.take_if(|state| !needs_escape(state));
+            let json = encode_sized(&ir, capacity)?;
+            match state {
+                Some(state) => {
+                    let mut field = String::with_capacity(state.len() + 17);
+                    field.push_str(r#""requestState":""#);
+                    field.push_str(&state);
+                    field.push('"');
+                    append_fields(json, &[&field, &server.server_info_meta])?
+                }
+                None => append_fields(json, &[&server.server_info_meta])?,
+            }
         }
         reply => encode(&finish_modern_value(server, reply, capabilities)?)?,
     };
     Ok(Payload::Result { json, shape })
+}
+
+/// Whether a JSON string of `text` escapes any of it: a quote, a backslash or a control
+/// character (what serde_json escapes). Folded without an early exit, so that it runs a
+/// vector at a time.
+fn needs_escape(text: &str) -> bool {
+    text.bytes().fold(false, |escape, b| escape | (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
 fn check_well_formed(ir: &InputRequiredResult) -> Result<(), Error> {
@@ -278,6 +299,39 @@ mod tests {
             if encoded["_meta"] != json!("odd") {
                 assert_eq!(encoded["_meta"][keys::SERVER_INFO]["name"], json!("results-test"), "{json}");
             }
+        }
+    }
+
+    /// An `InputRequiredResult`'s state is written as the serializer writes it: as it is
+    /// when nothing in it needs escaping, escaped otherwise (byte for byte the same text).
+    #[test]
+    fn input_required_states_are_written_as_the_serializer_writes_them() {
+        let server = crate::Server::builder("results-test", "1").build();
+        let inner = server.inner();
+        let caps = ClientCapabilities { elicitation: Some(ElicitationCapability::default()), ..Default::default() };
+        let form = ElicitRequestParams::form("Region?", ElicitationSchema::default());
+        let states = ["v1.AbC-_09xyz", "", "quote \" back\\slash", "tab\t new\nline \u{1} del \u{7f}", "ü / <>"];
+        for state in states {
+            for asked in [true, false] {
+                let ir = InputRequiredResult {
+                    input_requests: asked
+                        .then(|| [("region".to_owned(), InputRequest::Elicit(form.clone()))].into_iter().collect()),
+                    request_state: Some(state.to_owned()),
+                    ..Default::default()
+                };
+                let expected =
+                    append_fields(encode(&ir).expect("encodes"), &[&inner.server_info_meta]).expect("object");
+                let Payload::Result { json, .. } =
+                    finish_modern(inner, Reply::InputRequired(ir), &caps).expect("finishes")
+                else {
+                    panic!("finish_modern encodes its result");
+                };
+                assert_eq!(json, expected, "state {state:?}");
+            }
+        }
+        assert!(!needs_escape("v1.AbC-_09xyz/ü\u{7f}"));
+        for escaped in ["\"", "\\", "\n", "\u{0}", "\u{1f}", "a\"b"] {
+            assert!(needs_escape(escaped), "{escaped:?}");
         }
     }
 
