@@ -147,6 +147,13 @@ impl Limits {
                 self.max_input_responses
             )));
         }
+        // No value's compact JSON is more than 4.5 times its text (a number such as `1e15`
+        // is written `1000000000000000.0`; strings, literals and structure never grow), so
+        // answers whose whole text is a fifth of the limit need not be encoded to be measured.
+        let arrived = params.arrived_text("inputResponses").map(str::len);
+        if arrived.is_some_and(|len| len.saturating_mul(5) <= self.max_input_response_bytes) {
+            return Ok(());
+        }
         for response in responses.values() {
             if encoded_len_exceeds(response, self.max_input_response_bytes) {
                 tracing::warn!(
@@ -284,6 +291,31 @@ mod tests {
             check(json!({"inputResponses": ["a"]})),
             Err("Invalid params: inputResponses must be an object".to_owned())
         );
+    }
+
+    /// Short answers pass without being encoded, by a bound on how much their encoding can
+    /// grow: numbers in exponent form grow almost fourfold, and are still measured.
+    #[test]
+    fn answers_short_of_the_bound_pass_and_longer_ones_are_measured() {
+        let numbers = vec!["1e15"; 20].join(",");
+        let responses = format!(r#"{{"a":{{"n":[{numbers}]}}}}"#);
+        let text = format!(r#"{{"inputResponses":{responses}}}"#);
+        let params = crate::protocol::read_params_text(&text).expect("valid params");
+        let entry = params.get("inputResponses").and_then(|r| r.get("a")).cloned().expect("an answer");
+        let encoded = serde_json::to_string(&entry).expect("encodes").len();
+        // Under three times the answers' text, though the entry's encoding is longer.
+        let limit = 3 * responses.len();
+        assert!(encoded > limit, "{encoded} > {limit}");
+        let limits = Limits::default().max_input_response_bytes(limit);
+        assert_eq!(
+            limits.check_retry_fields("tools/call", Some(&params)).map_err(|e| e.message),
+            Err(format!("Invalid params: an inputResponses entry exceeds {limit} bytes"))
+        );
+        let limits = Limits::default().max_input_response_bytes(encoded);
+        assert_eq!(limits.check_retry_fields("tools/call", Some(&params)).map_err(|e| e.message), Ok(()));
+        // Five times the text: passed on its length.
+        let limits = Limits::default().max_input_response_bytes(5 * responses.len());
+        assert_eq!(limits.check_retry_fields("tools/call", Some(&params)).map_err(|e| e.message), Ok(()));
     }
 
     #[test]
