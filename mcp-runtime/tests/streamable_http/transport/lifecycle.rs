@@ -94,6 +94,21 @@ async fn a_panicking_handler_is_500_minus_32603_for_that_request_only() {
     assert_eq!(reply.json()["result"]["content"][0]["text"], "slept 300 ms", "{}", reply.body);
 }
 
+/// `server` served over HTTP on a free port (on `workers` threads of its own, or on this
+/// runtime for 0) until the returned sender fires or is dropped.
+async fn serve_until_stopped(
+    server: Server,
+    workers: usize,
+) -> (SocketAddr, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = mcp::serve::http(listener, server).workers(workers).with_graceful_shutdown(async {
+        let _ = stopped.await;
+    });
+    (addr, stop, tokio::spawn(serving.into_future()))
+}
+
 /// Graceful shutdown ends a connection that is open but idle between requests (HTTP/1.1
 /// keeps it alive): the signal alone wakes the connection's task, on the caller's runtime
 /// and on worker threads alike.
@@ -102,17 +117,7 @@ async fn shutdown_closes_an_idle_kept_alive_connection() {
     use tokio::io::AsyncReadExt as _;
     for workers in [0, 2] {
         let (server, _probe) = test_server();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("address");
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(
-            mcp::serve::http(listener, server)
-                .workers(workers)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .into_future(),
-        );
+        let (addr, stop, serving) = serve_until_stopped(server, workers).await;
         let message = call(json!(1), "echo", json!({"text": "still here"}));
         let mut socket =
             http::write_raw(addr, "POST", PATH, &call_headers("echo"), message.to_string().as_bytes()).await;
@@ -141,17 +146,7 @@ async fn shutdown_closes_an_idle_kept_alive_connection() {
 #[tokio::test]
 async fn connections_served_on_worker_threads() {
     let (server, probe) = test_server();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(
-        mcp::serve::http(listener, server)
-            .workers(2)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .into_future(),
-    );
+    let (addr, stop, serving) = serve_until_stopped(server, 2).await;
 
     let mut calls = tokio::task::JoinSet::new();
     for i in 0..6 {
