@@ -308,7 +308,8 @@ async fn serve_h2(
     tokio::pin!(connection);
     let ended = tokio::select! {
         ended = connection.as_mut() => ended,
-        () = async { drop(stop.wait_for(|stop| *stop).await) } => {
+        // Polled only after its waker fired, as in `drive!`.
+        () = crate::serve::woken::Woken::new(async { drop(stop.wait_for(|stop| *stop).await) }) => {
             connection.as_mut().graceful_shutdown();
             connection.await
         }
