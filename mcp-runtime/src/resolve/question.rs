@@ -287,12 +287,20 @@ impl<T: ElicitForm> Question for Elicit<T> {
     fn known_digest(&self, _: Internal) -> Option<String> {
         let Err(message) = &self.inner else { return None };
         let schema = std::ptr::from_ref(T::schema()) as usize;
-        FORM_DIGESTS
+        let known = FORM_DIGESTS
             .try_with(|kept| {
                 kept.borrow().find(message.as_bytes(), |(at, _)| *at == schema).map(|(_, digest)| digest.clone())
             })
             .ok()
-            .flatten()
+            .flatten();
+        // The round that takes an answer trusts this digest without rendering the question:
+        // debug builds (every test) render it here and check.
+        #[cfg(debug_assertions)]
+        if let Some(known) = &known {
+            let rendered = InputRequest::Elicit(ElicitRequestParams::form(message.clone(), T::schema().clone()));
+            debug_assert_eq!(*known, super::question_digest(&rendered), "a form question knew a digest not its own");
+        }
+        known
     }
 
     fn note_digest(request: &InputRequest, digest: &str, _: Internal) {

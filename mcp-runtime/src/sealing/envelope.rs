@@ -205,11 +205,7 @@ impl Envelope {
         }
     }
 
-    /// The bytes the codec seals:
-    ///
-    /// `v (1) ‖ iat (u64 BE) ‖ exp (u64 BE) ‖ m ‖ t ‖ a ‖ aud? ‖ p? ‖ s`, where each string
-    /// is its length (LEB128) and its UTF-8 bytes, and each optional string is `0` when
-    /// absent or `1` and the string.
+    /// The bytes the codec seals (the layout is `Claims::to_payload`'s).
     pub fn to_payload(&self) -> Vec<u8> {
         Claims {
             v: self.v,
@@ -227,7 +223,6 @@ impl Envelope {
 
     /// Decode a payload of this version without checking it against a request (to inspect
     /// a token).
-    #[cfg(feature = "test-util")]
     pub fn from_payload(bytes: &[u8]) -> Result<Envelope, Rejection> {
         Claims::decode(bytes).map(Claims::into_owned).ok_or(Rejection::Malformed)
     }
@@ -339,7 +334,11 @@ pub(crate) struct Claims<'a> {
 }
 
 impl<'a> Claims<'a> {
-    /// The bytes the codec seals (the layout is documented on `Envelope::to_payload`).
+    /// The bytes the codec seals:
+    ///
+    /// `v (1) ‖ iat (u64 BE) ‖ exp (u64 BE) ‖ m ‖ t ‖ a ‖ aud? ‖ p? ‖ s`, where each string
+    /// is its length (LEB128) and its UTF-8 bytes, and each optional string is `0` when
+    /// absent or `1` and the string.
     pub(crate) fn to_payload(&self) -> Vec<u8> {
         let optional = |o: Option<&str>| o.map_or(0, str::len);
         let strings = self.m.len() + self.t.len() + self.a.len() + self.s.len() + optional(self.aud) + optional(self.p);

@@ -117,7 +117,7 @@ pub(super) fn accepts<const N: usize>(headers: &http::HeaderMap, wanted: &[&str;
     // runs on every POST.
     // Split as bytes: `str::split(char)` sets up a searcher per call, several times the
     // cost of a loop over a header this short.
-    let families = wanted.map(|want| want.split('/').next().unwrap_or_default().as_bytes());
+    let families = wanted.map(|want| want.as_bytes().split(|b| *b == b'/').next().unwrap_or_default());
     let mut found = [false; N];
     for value in headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()) {
         for part in value.as_bytes().split(|b| *b == b',') {
