@@ -63,6 +63,7 @@ mod answer;
 mod ask;
 #[cfg(feature = "macros")]
 pub(crate) mod cycle;
+mod entries;
 pub(crate) mod form;
 mod question;
 mod round;

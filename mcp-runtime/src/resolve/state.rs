@@ -12,7 +12,6 @@
 //! rounds served so far (for the spans' `mcp.round`).
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -21,6 +20,8 @@ use serde_json::value::RawValue;
 
 use crate::protocol::recent::Recent;
 use crate::protocol::{ElicitAction, InputRequest};
+
+use super::entries::Entries;
 
 const VERSION: u64 = 1;
 
@@ -42,8 +43,8 @@ pub(crate) struct Progress {
     /// The rounds served so far: the round that wrote this state is `r`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) r: u32,
-    pub(crate) outcomes: BTreeMap<String, Recorded>,
-    pub(crate) asked: BTreeMap<String, String>,
+    pub(crate) outcomes: Entries<Recorded>,
+    pub(crate) asked: Entries<String>,
 }
 
 /// The state as read before its entries: each entry stays the text it was, so that one
@@ -54,9 +55,9 @@ struct Loose<'a> {
     #[serde(default)]
     r: u32,
     #[serde(default, borrow)]
-    outcomes: BTreeMap<String, &'a RawValue>,
+    outcomes: Entries<&'a RawValue>,
     #[serde(default, borrow)]
-    asked: BTreeMap<String, &'a RawValue>,
+    asked: Entries<&'a RawValue>,
 }
 
 fn is_zero(n: &u32) -> bool {
