@@ -138,8 +138,8 @@ const B64_SUFFIX: &str = "?=";
 /// markers. A value sent as is is borrowed from `raw` (the server checks three headers on
 /// every request, and most values are plain).
 pub fn decode_value(raw: &[u8]) -> Result<Cow<'_, str>, String> {
-    let text = std::str::from_utf8(raw).map_err(|_| "is not valid text".to_owned())?;
-    let text = text.trim_matches([' ', '\t']);
+    // Blanks are ASCII, so the trimmed value is text exactly when the whole one is.
+    let text = std::str::from_utf8(trim_blanks(raw)).map_err(|_| "is not valid text".to_owned())?;
     if let Some(inner) = text.strip_prefix(B64_PREFIX).and_then(|t| t.strip_suffix(B64_SUFFIX)) {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(inner)
@@ -147,6 +147,23 @@ pub fn decode_value(raw: &[u8]) -> Result<Cow<'_, str>, String> {
         return String::from_utf8(bytes).map(Cow::Owned).map_err(|_| "decodes to bytes that are not UTF-8".to_owned());
     }
     Ok(Cow::Borrowed(text))
+}
+
+/// `raw` without the spaces and tabs around it, trimmed as bytes (a `char` pattern
+/// decodes each character it looks at).
+fn trim_blanks(raw: &[u8]) -> &[u8] {
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = raw.iter().position(|b| !blank(b)).unwrap_or(raw.len());
+    let end = raw.iter().rposition(|b| !blank(b)).map_or(start, |at| at + 1);
+    &raw[start..end]
+}
+
+/// Whether header value `raw` is `expected` as sent, without base64: then it decodes to
+/// `expected` (and is text), with no copy and no check of its encoding. `false` says
+/// nothing: [`decode_value`] tells.
+pub(crate) fn is_plainly(raw: &[u8], expected: &str) -> bool {
+    let text = trim_blanks(raw);
+    text == expected.as_bytes() && !(text.starts_with(B64_PREFIX.as_bytes()) && text.ends_with(B64_SUFFIX.as_bytes()))
 }
 
 /// Encode a value for a header: as is when it is plain visible ASCII, else base64-wrapped.
@@ -176,6 +193,34 @@ mod tests {
         assert!(decode_value(b"=?base64?SGVsbG8?=").is_err(), "bad padding");
         assert!(decode_value(b"=?base64?SGVs!!!bG8=?=").is_err(), "bad characters");
         assert!(decode_value(&[0xff, 0xfe]).is_err());
+        assert!(decode_value(b" \xff ").is_err(), "not text inside the blanks");
+        assert_eq!(decode_value(b"\t\t").as_deref(), Ok(""), "blanks only");
+        assert_eq!(decode_value(b"").as_deref(), Ok(""));
+        assert_eq!(decode_value(b"\t=?base64?SGVsbG8=?= ").as_deref(), Ok("Hello"), "trimmed, then unwrapped");
+        assert_eq!(decode_value(b"a b\t").as_deref(), Ok("a b"), "blanks inside are kept");
+    }
+
+    /// A value sent as is matches its text; one that is not (wrapped, other bytes, not
+    /// text) is left to `decode_value`, which agrees.
+    #[test]
+    fn plain_values_match_as_sent() {
+        let cases: [(&[u8], &str, bool); 9] = [
+            (b"tools/call", "tools/call", true),
+            (b" \ttools/call\t ", "tools/call", true),
+            (b"tools/call", "tools/list", false),
+            (b"Tools/call", "tools/call", false),
+            (b"=?base64?SGVsbG8=?=", "Hello", false),
+            (b"=?base64?x?=", "=?base64?x?=", false),
+            (b"\xe9", "\u{e9}", false),
+            (b"", "", true),
+            (b" ", "", true),
+        ];
+        for (raw, expected, plain) in cases {
+            assert_eq!(is_plainly(raw, expected), plain, "{raw:?}");
+            if plain {
+                assert_eq!(decode_value(raw).as_deref(), Ok(expected), "{raw:?}");
+            }
+        }
     }
 
     #[test]

@@ -7,9 +7,9 @@ use serde_json::Value;
 use crate::Error;
 use crate::protocol::tasks::methods as task_methods;
 use crate::protocol::{Params, meta_version, methods, param};
-use crate::wire::headers::{HeaderParam, PARAM_PREFIX, ParamKind, decode_value};
+use crate::wire::headers::{HeaderParam, PARAM_PREFIX, ParamKind, decode_value, is_plainly};
 
-use super::names::{METHOD, NAME, PROTOCOL_VERSION};
+use crate::wire::headers::{METHOD, NAME, PROTOCOL_VERSION};
 
 /// The one value of header `name`. A repeated header is a mismatch: a proxy that reads
 /// another copy than we do must not route on a value we never checked.
@@ -17,7 +17,7 @@ fn header<'a>(headers: &'a HeaderMap, name: impl AsHeaderName, display: &str) ->
     let mut values = headers.get_all(name).iter();
     let first = values.next();
     if values.next().is_some() {
-        return Err(mismatch(format!("{display} header appears more than once")));
+        return Err(repeated(display));
     }
     Ok(first.map(|v| v.as_bytes()))
 }
@@ -26,10 +26,56 @@ fn mismatch(message: String) -> Error {
     Error::header_mismatch(format!("Header mismatch: {message}"))
 }
 
-fn expect_header(headers: &HeaderMap, name: &'static http::HeaderName, display: &str, body: &str) -> Result<(), Error> {
-    let Some(raw) = header(headers, name, display)? else {
+fn repeated(display: &str) -> Error {
+    mismatch(format!("{display} header appears more than once"))
+}
+
+/// The values a request has of one header.
+#[derive(Default)]
+struct Seen<'a> {
+    first: Option<&'a [u8]>,
+    repeated: bool,
+}
+
+/// The three headers every 2026-07-28 request is checked by, found in one pass over the
+/// request's headers (three lookups by name hashed each name and probed the map: several
+/// times one pass over a request's dozen headers).
+#[derive(Default)]
+struct Routing<'a> {
+    version: Seen<'a>,
+    method: Seen<'a>,
+    name: Seen<'a>,
+}
+
+impl<'a> Routing<'a> {
+    fn read(headers: &'a HeaderMap) -> Self {
+        let mut routing = Routing::default();
+        // Every value of every header, repeated ones included.
+        for (name, value) in headers {
+            let seen = match name.as_str() {
+                PROTOCOL_VERSION => &mut routing.version,
+                METHOD => &mut routing.method,
+                NAME => &mut routing.name,
+                _ => continue,
+            };
+            seen.repeated |= seen.first.is_some();
+            seen.first.get_or_insert(value.as_bytes());
+        }
+        routing
+    }
+}
+
+/// Header `seen` (shown as `display`) is there, once, with the value `body`.
+fn expect_header(seen: &Seen<'_>, display: &str, body: &str) -> Result<(), Error> {
+    if seen.repeated {
+        return Err(repeated(display));
+    }
+    let Some(raw) = seen.first else {
         return Err(mismatch(format!("{display} header is required")));
     };
+    if is_plainly(raw, body) {
+        return Ok(());
+    }
     let value = decode_value(raw).map_err(|why| mismatch(format!("{display} header {why}")))?;
     if value != body {
         return Err(mismatch(format!("{display} header value '{value}' does not match body value '{body}'")));
@@ -57,10 +103,11 @@ pub fn validate(
     params: Option<&Params>,
     tool_params: &[HeaderParam],
 ) -> Result<(), Error> {
+    let routing = Routing::read(headers);
     if let Some(version) = meta_version(params).and_then(|version| version.as_str()) {
-        expect_header(headers, &PROTOCOL_VERSION, "MCP-Protocol-Version", &version)?;
+        expect_header(&routing.version, "MCP-Protocol-Version", &version)?;
     }
-    expect_header(headers, &METHOD, "Mcp-Method", method)?;
+    expect_header(&routing.method, "Mcp-Method", method)?;
     let name_field = match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
@@ -72,7 +119,7 @@ pub fn validate(
     if let Some(field) = name_field
         && let Some(name) = param(params, field).and_then(Value::as_str)
     {
-        expect_header(headers, &NAME, "Mcp-Name", name)?;
+        expect_header(&routing.name, "Mcp-Name", name)?;
     }
     if tool_params.is_empty() {
         return Ok(());

@@ -94,6 +94,11 @@ async fn a_repeated_mcp_header_with_conflicting_values_is_a_mismatch() {
         let reply = http::send_raw(addr, "POST", PATH, &headers, body.as_bytes()).await;
         assert_error(&reply, 400, -32020, &json!(1));
         assert_still_serving(addr).await;
+        // Repeated with the same value, it is refused all the same, and says so.
+        let headers = call_headers("echo").set(name, first).add(name, first);
+        let reply = http::send_raw(addr, "POST", PATH, &headers, body.as_bytes()).await;
+        let error = assert_error(&reply, 400, -32020, &json!(1));
+        assert_eq!(error["message"], format!("Header mismatch: {name} header appears more than once"));
     }
 }
 
