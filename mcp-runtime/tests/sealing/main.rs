@@ -210,6 +210,15 @@ impl Harness {
         self.server.handle_request_as(&self.session, request, self.notifications.clone(), auth.cloned()).await
     }
 
+    /// A request as its text, written as given (escapes and all).
+    async fn send_text(&self, text: &str) -> Result<Value, mcp::Error> {
+        let request = match decode_message(text) {
+            Ok(JsonRpcMessage::Request(request)) => request,
+            other => panic!("not a request: {other:?}"),
+        };
+        self.server.handle_request_as(&self.session, request, self.notifications.clone(), None).await
+    }
+
     /// A modern `tools/call`; `state` is put under `requestState` as given (any JSON).
     async fn call(
         &self,

@@ -27,6 +27,35 @@ async fn round_trip_seals_on_the_wire_and_restores_the_plaintext() {
     assert_eq!(envelope(&a, &[K]).s, envelope(&b, &[K]).s);
 }
 
+/// The token is read from the request's text where it lies when it needs no unescaping;
+/// written with escapes, it is the same token and opens the same (and a number is no
+/// token at all).
+#[tokio::test]
+async fn a_token_opens_however_its_string_is_written() {
+    let clock = TestClock::new();
+    let h = server("svc", keys_policy(&[K], &clock));
+    let args = json!({"env": "prod"});
+    let retry = |state: &str| {
+        let params = modern(json!({"name": "deploy", "arguments": args.clone(), "requestState": "@"}));
+        let text = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).to_string();
+        text.replacen(r#""@""#, state, 1)
+    };
+    for escaped in [false, true] {
+        let token = h.mint("deploy", args.clone(), None).await;
+        let written = match escaped {
+            false => format!("\"{token}\""),
+            // `v1.` with its `v` and its `.` escaped.
+            true => format!("\"\\u0076{}\\u002e{}\"", &token[1..2], &token[3..]),
+        };
+        let result = h.send_text(&retry(&written)).await.expect("the retry completes");
+        assert_eq!(result["resultType"], "complete", "{written}: {result}");
+        assert_eq!(h.seen.last_state().as_deref(), Some("plain-state-deploy-r1"), "{written}");
+    }
+    let before = h.seen.len();
+    assert_rejected(h.send_text(&retry("31")).await);
+    assert_eq!(h.seen.len(), before, "a handler ran for a number as requestState");
+}
+
 #[tokio::test]
 async fn each_round_is_resealed_with_a_fresh_expiry() {
     let clock = TestClock::new();
