@@ -9,15 +9,19 @@ pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 /// The host part of a `Host` header value (`example.com:8080` -> `example.com`,
 /// `[::1]:80` -> `[::1]`), as written: it is compared ignoring ASCII case, so it is not
 /// copied to be lowercased.
+///
+/// Searched as bytes (this runs on every request, and a `char` pattern sets up a searcher
+/// per call): `]` and `:` are ASCII, so the cuts fall between characters.
 fn host_of(authority: &str) -> &str {
-    let authority = authority.trim();
-    if authority.starts_with('[') {
-        match authority.find(']') {
+    let authority = authority.trim_ascii();
+    let bytes = authority.as_bytes();
+    if bytes.first() == Some(&b'[') {
+        match memchr::memchr(b']', bytes) {
             Some(end) => &authority[..=end],
             None => authority,
         }
     } else {
-        authority.rsplit_once(':').map_or(authority, |(host, _)| host)
+        memchr::memrchr(b':', bytes).map_or(authority, |colon| &authority[..colon])
     }
 }
 
@@ -87,5 +91,25 @@ mod tests {
         let mixed = vec!["Api.Example.COM".to_owned()];
         assert_eq!(check(&headers(Some("api.example.com:443"), Some("https://API.example.com")), &mixed), Ok(()));
         assert_eq!(check(&headers(Some("api.example.co"), None), &mixed), Err(Refusal::Host));
+    }
+
+    #[test]
+    fn host_of_cuts_the_port_and_keeps_brackets() {
+        let cases = [
+            ("example.com:8080", "example.com"),
+            ("example.com", "example.com"),
+            (" example.com:1 ", "example.com"),
+            ("[::1]:80", "[::1]"),
+            ("[::1]", "[::1]"),
+            ("[::1", "[::1"),
+            ("a:b:c", "a:b"),
+            (":80", ""),
+            ("", ""),
+        ];
+        for (authority, host) in cases {
+            assert_eq!(host_of(authority), host, "{authority}");
+        }
+        assert_eq!(origin_host("http://[::1]:3000/path"), Some("[::1]"));
+        assert_eq!(origin_host("localhost:3000"), None);
     }
 }
