@@ -161,6 +161,7 @@ fn trim_blanks(raw: &[u8]) -> &[u8] {
 /// Whether header value `raw` is `expected` as sent, without base64: then it decodes to
 /// `expected` (and is text), with no copy and no check of its encoding. `false` says
 /// nothing: [`decode_value`] tells.
+#[cfg(any(all(feature = "server", feature = "http"), test))]
 pub(crate) fn is_plainly(raw: &[u8], expected: &str) -> bool {
     let text = trim_blanks(raw);
     text == expected.as_bytes() && !(text.starts_with(B64_PREFIX.as_bytes()) && text.ends_with(B64_SUFFIX.as_bytes()))
