@@ -56,14 +56,22 @@ impl<V> IntoIterator for Entries<V> {
     }
 }
 
+impl<V> Entries<V> {
+    /// The entries of `pairs`, in any order and with keys repeated: sorted once (not
+    /// inserted one by one, which moves the vector's tail for each out-of-order key), the
+    /// last of a repeated key's values kept, as the map keeps it.
+    fn of(mut pairs: Vec<(String, V)>) -> Self {
+        // Reversed, then sorted stably: of a key's values, the last given comes first.
+        pairs.reverse();
+        pairs.sort_by(|(a, _), (b, _)| a.cmp(b));
+        pairs.dedup_by(|(later, _), (earlier, _)| later == earlier);
+        Entries(pairs)
+    }
+}
+
 impl<V> FromIterator<(String, V)> for Entries<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
-        let iter = iter.into_iter();
-        let mut entries = Entries(Vec::with_capacity(iter.size_hint().0));
-        for (key, value) in iter {
-            entries.insert(key, value);
-        }
-        entries
+        Entries::of(iter.into_iter().collect())
     }
 }
 
@@ -95,12 +103,12 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Entries<V> {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries<V>, A::Error> {
-                // Bounded by what the map holds, as serde's own maps are.
-                let mut entries = Entries(Vec::with_capacity(map.size_hint().unwrap_or(0).min(16)));
-                while let Some((key, value)) = map.next_entry::<String, V>()? {
-                    entries.insert(key, value);
+                // Capacity from the hint, capped: the hint is the input's word.
+                let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0).min(16));
+                while let Some(pair) = map.next_entry::<String, V>()? {
+                    pairs.push(pair);
                 }
-                Ok(entries)
+                Ok(Entries::of(pairs))
             }
         }
 
@@ -136,6 +144,18 @@ mod tests {
         assert_eq!(read.into_iter().collect::<Vec<_>>(), read_map.into_iter().collect::<Vec<_>>());
         let collected: Entries<i32> = inserts.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
         assert_eq!(collected, entries);
+        // Many keys, descending and each twice: read as the map reads them.
+        let text = format!(
+            "{{{}}}",
+            (0..2000)
+                .rev()
+                .flat_map(|n| [format!(r#""k{n:05}":{n}"#), format!(r#""k{n:05}":{}"#, -n)])
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let read: Entries<i32> = serde_json::from_str(&text).expect("test value");
+        let read_map: BTreeMap<String, i32> = serde_json::from_str(&text).expect("test value");
+        assert_eq!(read.into_iter().collect::<Vec<_>>(), read_map.into_iter().collect::<Vec<_>>());
         assert!(serde_json::from_str::<Entries<i32>>("[1]").is_err());
     }
 }

@@ -201,8 +201,30 @@ mod tests {
         assert_eq!(decode_value(b"a b\t").as_deref(), Ok("a b"), "blanks inside are kept");
     }
 
+    proptest::proptest! {
+        /// A value that passes as plainly `expected` decodes to it, whatever its bytes; and
+        /// a text sent as is (blanks around it aside) passes unless it reads as wrapped.
+        #[test]
+        fn a_plain_match_is_what_decoding_gives(
+            text in "[ \t=?base64SGVsbG8:a\u{e9}]{0,12}",
+            noise in proptest::collection::vec(proptest::sample::select(b" \t=?base64?SGVsbG8:a\xe9\xc3\xa9".to_vec()), 0..16),
+            noisy: bool,
+        ) {
+            let raw = if noisy { noise } else { text.as_bytes().to_vec() };
+            let expected = text.trim_matches([' ', '\t']);
+            if is_plainly(&raw, expected) {
+                let decoded = decode_value(&raw);
+                proptest::prop_assert_eq!(decoded.as_deref(), Ok(expected));
+            }
+            if !noisy {
+                let wrapped = expected.starts_with("=?base64?") && expected.ends_with("?=");
+                proptest::prop_assert_eq!(is_plainly(&raw, expected), !wrapped);
+            }
+        }
+    }
+
     /// A value sent as is matches its text; one that is not (wrapped, other bytes, not
-    /// text) is left to `decode_value`, which agrees.
+    /// text) is not, and is left to `decode_value`.
     #[test]
     fn plain_values_match_as_sent() {
         let cases: [(&[u8], &str, bool); 9] = [

@@ -42,6 +42,7 @@ async fn a_token_opens_however_its_string_is_written() {
     };
     for escaped in [false, true] {
         let token = h.mint("deploy", args.clone(), None).await;
+        assert!(token.starts_with("v1."), "the escapes below rewrite this prefix: {token}");
         let written = match escaped {
             false => format!("\"{token}\""),
             // `v1.` with its `v` and its `.` escaped.

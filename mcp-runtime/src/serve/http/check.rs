@@ -7,9 +7,9 @@ use serde_json::Value;
 use crate::Error;
 use crate::protocol::tasks::methods as task_methods;
 use crate::protocol::{Params, meta_version, methods, param};
-use crate::wire::headers::{HeaderParam, PARAM_PREFIX, ParamKind, decode_value, is_plainly};
-
-use crate::wire::headers::{METHOD, NAME, PROTOCOL_VERSION};
+use crate::wire::headers::{
+    HeaderParam, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION, ParamKind, decode_value, is_plainly,
+};
 
 /// The one value of header `name`. A repeated header is a mismatch: a proxy that reads
 /// another copy than we do must not route on a value we never checked.

@@ -137,9 +137,10 @@ pub(super) fn accepts<const N: usize>(headers: &http::HeaderMap, wanted: &[&str;
     found.iter().all(|f| *f)
 }
 
-/// Whether media range `range` covers media type `want` (`type/subtype`): it is that type,
-/// `type/*` or `*/*`, compared case-blind.
+/// Whether media range `range` covers media type `want` (`type/subtype`, one `/`: the
+/// callers' constants): it is that type, `type/*` or `*/*`, compared case-blind.
 fn covers(range: &[u8], want: &[u8]) -> bool {
+    debug_assert_eq!(want.iter().filter(|b| **b == b'/').count(), 1, "a media type, not a range");
     match range.strip_suffix(b"/*") {
         Some(b"*") => true,
         Some(family) => want.get(family.len()) == Some(&b'/') && want[..family.len()].eq_ignore_ascii_case(family),
